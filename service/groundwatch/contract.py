@@ -1,0 +1,183 @@
+"""Trace contract v1: what a RAG assistant sends to groundwatch.
+
+Usage::
+
+    trace = decode_trace(raw_bytes, TraceLimits())  # raises TraceDecodeError
+
+Every decoding failure is a :class:`TraceDecodeError` with a bounded ``reason``
+(used as a metric label and a DLQ header) and a human-readable ``detail`` that
+names the offending field.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+__all__ = [
+    "CONTRACT_VERSION",
+    "Citation",
+    "ContextPassage",
+    "DecodeReason",
+    "RagTrace",
+    "TraceDecodeError",
+    "TraceLimits",
+    "decode_trace",
+    "validate_trace",
+]
+
+CONTRACT_VERSION = "v1"
+
+DecodeReason = Literal["not_utf8", "not_json", "schema", "oversize"]
+
+
+class TraceDecodeError(ValueError):
+    """A message that can never become a trace. Not retriable: it goes to the DLQ."""
+
+    retriable = False
+
+    def __init__(self, reason: DecodeReason, detail: str, errors: list[dict[str, Any]] | None = None):
+        super().__init__(f"{reason}: {detail}")
+        self.reason: DecodeReason = reason
+        self.detail = detail
+        self.errors: list[dict[str, Any]] = errors or []
+
+
+class TraceLimits(BaseModel):
+    """Size limits applied on ingest; anything larger is rejected with reason ``oversize``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    max_bytes: int = Field(default=1_000_000, ge=1, description="Largest encoded trace, in bytes.")
+    max_question_chars: int = Field(default=8_000, ge=1)
+    max_answer_chars: int = Field(default=32_000, ge=1)
+    max_passage_chars: int = Field(default=20_000, ge=1)
+    max_passages: int = Field(default=100, ge=0)
+
+
+class ContextPassage(BaseModel):
+    """One retrieved passage, in the order it was given to the model."""
+
+    model_config = ConfigDict(extra="allow", str_strip_whitespace=False)
+
+    text: str
+    id: str | None = None
+    doc_id: str | None = None
+    score: float | None = Field(default=None, allow_inf_nan=False)
+    rank: int | None = None
+    source: str | None = None
+
+
+class Citation(BaseModel):
+    """An answer sentence and the ids (or 0-based indexes, as strings) of the passages it cites."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sentence: str
+    context_ids: list[str] = Field(default_factory=list)
+
+    @field_validator("context_ids", mode="before")
+    @classmethod
+    def _ids_as_strings(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [str(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value]
+        return value
+
+
+def _passage(value: Any) -> Any:
+    if isinstance(value, str):
+        return {"text": value}
+    return value
+
+
+class RagTrace(BaseModel):
+    """Trace contract v1 (see design.md): question, retrieved passages, answer."""
+
+    model_config = ConfigDict(extra="ignore", title="RagTrace")
+
+    trace_id: Annotated[str, Field(min_length=1, max_length=256)]
+    timestamp: datetime | None = None
+    question: str
+    contexts: list[ContextPassage]
+    answer: str | None = None
+    citations: list[Citation] | None = None
+    attributes: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("contexts", mode="before")
+    @classmethod
+    def _strings_to_passages(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [_passage(v) for v in value]
+        return value
+
+    @field_validator("attributes", mode="before")
+    @classmethod
+    def _scalar_attributes(cls, value: Any) -> Any:
+        # Numbers and booleans are common in attributes; keep them as strings.
+        if isinstance(value, dict):
+            return {
+                k: (str(v).lower() if isinstance(v, bool) else str(v))
+                if isinstance(v, int | float | bool)
+                else v
+                for k, v in value.items()
+            }
+        return value
+
+    def context_texts(self) -> list[str]:
+        return [c.text for c in self.contexts]
+
+
+def _check_limits(trace: RagTrace, limits: TraceLimits) -> None:
+    if len(trace.question) > limits.max_question_chars:
+        raise TraceDecodeError("oversize", f"question: longer than {limits.max_question_chars} chars")
+    if trace.answer is not None and len(trace.answer) > limits.max_answer_chars:
+        raise TraceDecodeError("oversize", f"answer: longer than {limits.max_answer_chars} chars")
+    if len(trace.contexts) > limits.max_passages:
+        raise TraceDecodeError("oversize", f"contexts: more than {limits.max_passages} passages")
+    for i, passage in enumerate(trace.contexts):
+        if len(passage.text) > limits.max_passage_chars:
+            raise TraceDecodeError(
+                "oversize", f"contexts.{i}.text: longer than {limits.max_passage_chars} chars"
+            )
+
+
+def _format_errors(exc: ValidationError) -> tuple[str, list[dict[str, Any]]]:
+    errors: list[dict[str, Any]] = []
+    for err in exc.errors(include_url=False, include_input=False):
+        loc = ".".join(str(p) for p in err["loc"]) or "(root)"
+        errors.append({"field": loc, "message": err["msg"], "type": err["type"]})
+    detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors[:5])
+    return detail, errors
+
+
+def validate_trace(obj: Any, limits: TraceLimits) -> RagTrace:
+    """Validate an already-parsed JSON value into a trace."""
+    if not isinstance(obj, dict):
+        raise TraceDecodeError(
+            "schema", "(root): expected a JSON object", [{"field": "(root)", "message": "expected object", "type": "type"}]
+        )
+    try:
+        trace = RagTrace.model_validate(obj)
+    except ValidationError as exc:
+        detail, errors = _format_errors(exc)
+        raise TraceDecodeError("schema", detail, errors) from None
+    _check_limits(trace, limits)
+    return trace
+
+
+def decode_trace(raw: bytes, limits: TraceLimits) -> RagTrace:
+    """Decode one encoded trace (UTF-8 JSON bytes) and validate it."""
+    if len(raw) > limits.max_bytes:
+        raise TraceDecodeError("oversize", f"(root): {len(raw)} bytes > {limits.max_bytes}")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TraceDecodeError("not_utf8", f"(root): invalid UTF-8 at byte {exc.start}") from None
+    try:
+        obj = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise TraceDecodeError("not_json", f"(root): {exc}"[:200]) from None
+    return validate_trace(obj, limits)
