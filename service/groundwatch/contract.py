@@ -39,7 +39,9 @@ class TraceDecodeError(ValueError):
 
     retriable = False
 
-    def __init__(self, reason: DecodeReason, detail: str, errors: list[dict[str, Any]] | None = None):
+    def __init__(
+        self, reason: DecodeReason, detail: str, errors: list[dict[str, Any]] | None = None
+    ):
         super().__init__(f"{reason}: {detail}")
         self.reason: DecodeReason = reason
         self.detail = detail
@@ -132,7 +134,9 @@ class RagTrace(BaseModel):
 
 def _check_limits(trace: RagTrace, limits: TraceLimits) -> None:
     if len(trace.question) > limits.max_question_chars:
-        raise TraceDecodeError("oversize", f"question: longer than {limits.max_question_chars} chars")
+        raise TraceDecodeError(
+            "oversize", f"question: longer than {limits.max_question_chars} chars"
+        )
     if trace.answer is not None and len(trace.answer) > limits.max_answer_chars:
         raise TraceDecodeError("oversize", f"answer: longer than {limits.max_answer_chars} chars")
     if len(trace.contexts) > limits.max_passages:
@@ -157,7 +161,9 @@ def validate_trace(obj: Any, limits: TraceLimits) -> RagTrace:
     """Validate an already-parsed JSON value into a trace."""
     if not isinstance(obj, dict):
         raise TraceDecodeError(
-            "schema", "(root): expected a JSON object", [{"field": "(root)", "message": "expected object", "type": "type"}]
+            "schema",
+            "(root): expected a JSON object",
+            [{"field": "(root)", "message": "expected object", "type": "type"}],
         )
     try:
         trace = RagTrace.model_validate(obj)

@@ -22,7 +22,6 @@ from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
-
 from groundwatch.settings import EmbeddingSettings
 
 __all__ = [
@@ -241,7 +240,10 @@ class CachedEmbedder:
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         out = np.zeros((len(texts), DIM), dtype=np.float32)
-        keys = [hashlib.blake2b(t.encode("utf-8", "surrogatepass"), digest_size=16).digest() for t in texts]
+        keys = [
+            hashlib.blake2b(t.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            for t in texts
+        ]
         missing: dict[bytes, list[int]] = {}
         with self._lock:
             for i, key in enumerate(keys):
@@ -273,5 +275,7 @@ class CachedEmbedder:
 
 
 def build_embedder(settings: EmbeddingSettings) -> CachedEmbedder:
-    inner: Embedder = TorchEmbedder(settings) if settings.runtime == "torch" else OnnxEmbedder(settings)
+    inner: Embedder = (
+        TorchEmbedder(settings) if settings.runtime == "torch" else OnnxEmbedder(settings)
+    )
     return CachedEmbedder(inner, settings.cache_size)

@@ -20,7 +20,7 @@ __all__ = [
     "Verdict",
 ]
 
-RECORD_VERSION = "v1"
+RECORD_VERSION: Literal["v1"] = "v1"
 
 Verdict = Literal["supported", "contradicted", "not_found"]
 

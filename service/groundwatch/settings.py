@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from typing import Literal
 
+from groundwatch.contract import TraceLimits
 from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
-
-from groundwatch.contract import TraceLimits
 
 __all__ = [
     "ApiSettings",
@@ -40,9 +39,15 @@ class ApiSettings(BaseModel):
     )
     max_body_bytes: int = Field(default=10_000_000, description="Largest accepted request body.")
     max_batch: int = Field(default=1000, description="Most traces in one POST /v1/rag-traces.")
-    rate_limit_per_s: float = Field(default=50.0, description="Requests per second per token (0 = off).")
-    rate_limit_burst: int = Field(default=100, description="Burst size of the per-token rate limit.")
-    queue_size: int = Field(default=1000, description="Bounded in-process queue of traces to evaluate.")
+    rate_limit_per_s: float = Field(
+        default=50.0, description="Requests per second per token (0 = off)."
+    )
+    rate_limit_burst: int = Field(
+        default=100, description="Burst size of the per-token rate limit."
+    )
+    queue_size: int = Field(
+        default=1000, description="Bounded in-process queue of traces to evaluate."
+    )
 
 
 class KafkaSettings(BaseModel):
@@ -56,8 +61,12 @@ class KafkaSettings(BaseModel):
     )
     group_id: str = Field(default="groundwatch", description="Consumer group id.")
     client_id: str = Field(default="groundwatch", description="Kafka client id.")
-    security_protocol: str = Field(default="PLAINTEXT", description="PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL.")
-    sasl_mechanism: str | None = Field(default=None, description="PLAIN, SCRAM-SHA-256, SCRAM-SHA-512.")
+    security_protocol: str = Field(
+        default="PLAINTEXT", description="PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL."
+    )
+    sasl_mechanism: str | None = Field(
+        default=None, description="PLAIN, SCRAM-SHA-256, SCRAM-SHA-512."
+    )
     sasl_username: str | None = Field(default=None, description="SASL user name.")
     sasl_password: SecretStr | None = Field(default=None, description="SASL password.")
     ssl_cafile: str | None = Field(default=None, description="CA bundle for SSL.")
@@ -66,7 +75,9 @@ class KafkaSettings(BaseModel):
     session_timeout_ms: int = Field(default=10_000, description="Consumer group session timeout.")
     heartbeat_interval_ms: int = Field(default=3_000, description="Consumer heartbeat interval.")
     max_poll_records: int = Field(default=500, description="Most records per poll.")
-    commit_interval_s: float = Field(default=1.0, description="Longest time between offset commits.")
+    commit_interval_s: float = Field(
+        default=1.0, description="Longest time between offset commits."
+    )
 
 
 class RedisSettings(BaseModel):
@@ -78,7 +89,9 @@ class RedisSettings(BaseModel):
 
 
 class SamplingSettings(BaseModel):
-    rate: float = Field(default=1.0, ge=0.0, le=1.0, description="Share of traces scored, by trace_id hash.")
+    rate: float = Field(
+        default=1.0, ge=0.0, le=1.0, description="Share of traces scored, by trace_id hash."
+    )
     overrides: dict[str, float] = Field(
         default_factory=dict,
         description='Per-slice rates, JSON {"key=value": rate}, e.g. {"tenant=acme": 0.5}.',
@@ -87,7 +100,9 @@ class SamplingSettings(BaseModel):
 
 class EmbeddingSettings(BaseModel):
     runtime: Literal["onnx", "torch"] = Field(default="onnx", description="Embedding runtime.")
-    cache_size: int = Field(default=50_000, description="Embeddings cached by content hash (entries).")
+    cache_size: int = Field(
+        default=50_000, description="Embeddings cached by content hash (entries)."
+    )
     batch_size: int = Field(default=64, description="Sentences per model call.")
     threads: int = Field(default=0, description="Intra-op threads; 0 = number of cores.")
     verify_sha256: bool = Field(default=True, description="Check the weights' sha256 at start-up.")
@@ -97,18 +112,29 @@ class JudgeSettings(BaseModel):
     backend: Literal["embedded", "nli", "openai", "tei"] = Field(
         default="embedded", description="Judge backend."
     )
-    nli_model_dir: str | None = Field(default=None, description="Local HF NLI model directory (nli).")
-    openai_base_url: str | None = Field(default=None, description="OpenAI-compatible base URL (openai).")
+    nli_model_dir: str | None = Field(
+        default=None, description="Local HF NLI model directory (nli)."
+    )
+    openai_base_url: str | None = Field(
+        default=None, description="OpenAI-compatible base URL (openai)."
+    )
     openai_api_key: SecretStr | None = Field(default=None, description="API key (openai).")
     openai_model: str = Field(default="gpt-4o-mini", description="Model name (openai).")
     openai_timeout_s: float = Field(default=30.0, description="Per-request timeout (openai).")
     openai_max_retries: int = Field(default=3, description="Retries with backoff (openai).")
     openai_concurrency: int = Field(default=4, description="Concurrent requests (openai).")
-    openai_price_per_1k_input: float = Field(default=0.0, description="Cost accounting, input tokens.")
-    openai_price_per_1k_output: float = Field(default=0.0, description="Cost accounting, output tokens.")
-    tei_url: str | None = Field(default=None, description="TEI-style rerank/classify service URL (tei).")
+    openai_price_per_1k_input: float = Field(
+        default=0.0, description="Cost accounting, input tokens."
+    )
+    openai_price_per_1k_output: float = Field(
+        default=0.0, description="Cost accounting, output tokens."
+    )
+    tei_url: str | None = Field(
+        default=None, description="TEI-style rerank/classify service URL (tei)."
+    )
     relevance_threshold: float | None = Field(
-        default=None, description="Passage relevance threshold; unset = the judge's calibrated value."
+        default=None,
+        description="Passage relevance threshold; unset = the judge's calibrated value.",
     )
     workers: int = Field(default=1, description="Evaluator worker threads.")
     timeout_s: float = Field(default=60.0, description="Longest time one trace may take to judge.")
@@ -122,10 +148,16 @@ class WindowSettings(BaseModel):
     top_n: int = Field(default=10, description="Values kept per slice key; the rest are 'other'.")
     bucket_s: int = Field(default=60, description="Width of one time bucket.")
     retention_s: int = Field(default=8 * 86400, description="How long buckets are kept.")
-    min_samples: int = Field(default=30, description="Fewest samples before a window value or drift is exported.")
-    reference: Literal["rolling", "pinned"] = Field(default="rolling", description="Drift reference.")
+    min_samples: int = Field(
+        default=30, description="Fewest samples before a window value or drift is exported."
+    )
+    reference: Literal["rolling", "pinned"] = Field(
+        default="rolling", description="Drift reference."
+    )
     current_window_s: int = Field(default=3600, description="Current window for drift.")
-    reference_window_s: int = Field(default=7 * 86400, description="Rolling reference window for drift.")
+    reference_window_s: int = Field(
+        default=7 * 86400, description="Rolling reference window for drift."
+    )
 
 
 class FindingsSettings(BaseModel):
@@ -136,7 +168,9 @@ class RedactionSettings(BaseModel):
     mode: Literal["off", "mask", "hash", "drop_text"] = Field(
         default="mask", description="How PII is removed before anything is stored or published."
     )
-    hash_key: SecretStr | None = Field(default=None, description="Key of the keyed hash (mode=hash).")
+    hash_key: SecretStr | None = Field(
+        default=None, description="Key of the keyed hash (mode=hash)."
+    )
     kinds: list[str] = Field(
         default_factory=lambda: ["email", "phone", "card", "iban", "ip"],
         description="Built-in detectors enabled.",
@@ -147,10 +181,16 @@ class RedactionSettings(BaseModel):
 
 
 class OtelSettings(BaseModel):
-    endpoint: str | None = Field(default=None, description="OTLP/HTTP endpoint for spans and evaluation events.")
+    endpoint: str | None = Field(
+        default=None, description="OTLP/HTTP endpoint for spans and evaluation events."
+    )
     service_name: str = Field(default="groundwatch", description="service.name resource attribute.")
-    assembly_window_s: float = Field(default=5.0, description="How long OTLP spans of a trace are awaited.")
-    max_pending_traces: int = Field(default=10_000, description="OTLP traces being assembled at once.")
+    assembly_window_s: float = Field(
+        default=5.0, description="How long OTLP spans of a trace are awaited."
+    )
+    max_pending_traces: int = Field(
+        default=10_000, description="OTLP traces being assembled at once."
+    )
 
 
 class Settings(BaseSettings):
