@@ -1,0 +1,415 @@
+"""Claim decomposition: an answer becomes a list of atomic, self-contained claims.
+
+Usage::
+
+    split_sentences("Dr. Smith joined in 2019. The fee is $3.50 [1].")
+    extract_claims("When does the discount apply?", "From renewal.")
+    # -> ["When does the discount apply? From renewal."]
+
+Rules (shared by every judge backend, so that all of them judge the same claims):
+
+* sentences are split on terminal punctuation, robust to abbreviations (Dr., U.S., e.g.), initials,
+  decimals, list items and bullet lines; citation markers such as ``[1]`` are removed;
+* greetings, meta statements ("Based on the documents, ...", "I hope this helps") and hedges
+  ("I think") are dropped, keeping the fact they wrap;
+* sentences joined by a conjunction that assert separate facts are split, copying the subject
+  when the second part has none ("The plan costs $10 and includes SSO");
+* a leading pronoun (it, he, she, they, this) is replaced by the subject of the previous claim;
+* a terse answer (a phrase, "Yes", a number) is read together with the question: the claim is
+  ``"<question> <answer>"``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = [
+    "STOPWORDS",
+    "content_words",
+    "extract_claims",
+    "is_terse",
+    "split_sentences",
+    "stem",
+    "terse_claim_parts",
+]
+
+STOPWORDS = frozenset(
+    """a an the and or but if then else of to in on at by for with from into onto about as than
+    that this these those there here it its it's they them their he him his she her we us our you
+    your i me my mine is are was were be been being am do does did done doing has have had having
+    will would shall should can could may might must not no nor so such too very also just only
+    which who whom whose what when where why how all any both each few more most other some own
+    same s t don doesn didn isn aren wasn weren won't can't cannot up down out over under again
+    further once both either neither yes per via upon within without while during before after
+    above below between through because until against among whether one ones many much""".split()
+)
+
+# Words kept even though they look like stopwords: they carry meaning the slot checks need.
+_MEANINGFUL = frozenset(
+    {"not", "no", "never", "more", "less", "before", "after", "above", "below", "most"}
+)
+
+_ABBREVIATIONS = frozenset(
+    """mr mrs ms dr prof sr jr st mt ft vs etc e.g i.e eg ie inc ltd co corp no nos fig figs approx
+    dept est jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun gen col
+    lt sgt capt gov sen rep rev hon pres u.s u.k u.n e.u a.m p.m cf al ca op vol ed eds min max
+    avg gov't""".split()
+)
+
+_CITATION = re.compile(r"\s*(\[(?:\d+|[a-z]?\d+(?:\s*[,\-–]\s*[a-z]?\d+)*|source\s*\d+)\]|【[^】]*】)", re.I)
+_BULLET = re.compile(r"^\s*(?:[-*•●▪◦–]|\d{1,2}[.)]|[a-zA-Z][.)])\s+")
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-]*")
+# A sentence end: . ! ? (optionally followed by quotes/brackets), then whitespace.
+_END = re.compile(r"([.!?]+[\"'”’)\]]*)(\s+)")
+# Sentences glued without a space, common in scraped passages: "Mackay.The Honoured Society".
+_GLUED = re.compile(r"(?<=[a-z0-9)]{2})\.(?=[A-Z][a-z])")
+
+
+def stem(word: str) -> str:
+    """A tiny suffix-stripping stemmer: enough for lexical overlap, not for linguistics."""
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if len(w) <= 3:
+        return w
+    for suffix, repl in (
+        ("ies", "y"),
+        ("ied", "y"),
+        ("sses", "ss"),
+        ("ing", ""),
+        ("edly", ""),
+        ("ed", ""),
+        ("ly", ""),
+        ("es", ""),
+        ("s", ""),
+    ):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            if suffix == "s" and w.endswith(("ss", "us", "is")):
+                return w
+            if suffix == "es" and not w.endswith(("ches", "shes", "xes", "sses", "zes")):
+                return w[:-1]
+            return w[: len(w) - len(suffix)] + repl
+    return w
+
+
+@lru_cache(maxsize=65536)
+def _content_words_cached(text: str) -> tuple[str, ...]:
+    out: list[str] = []
+    for m in _WORD.finditer(text):
+        token = m.group(0).strip("'’-").lower()
+        if not token:
+            continue
+        if token in STOPWORDS and token not in _MEANINGFUL:
+            continue
+        out.append(stem(token))
+    return tuple(out)
+
+
+def content_words(text: str) -> tuple[str, ...]:
+    """Stemmed, lower-cased content words of ``text`` (stopwords removed), in order."""
+    return _content_words_cached(text)
+
+
+def _is_abbreviation(chunk: str) -> bool:
+    """True when ``chunk`` (text up to and including a period) ends in an abbreviation."""
+    m = re.search(r"(\S+)\.$", chunk)
+    if not m:
+        return False
+    last = m.group(1).lstrip("([\"'“").lower()
+    if last in _ABBREVIATIONS:
+        return True
+    # Initials and dotted acronyms: "J.", "U.S.", "e.g."
+    return bool(re.fullmatch(r"(?:[a-z]\.)*[a-z]", last))
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split ``text`` into sentences; bullets and lines are separate items, citations removed."""
+    if not text or not text.strip():
+        return []
+    text = _CITATION.sub("", text)
+    sentences: list[str] = []
+    for raw_line in re.split(r"\n+|(?<=\S)\s+(?=(?:[•●▪]|\d{1,2}\))\s)", text):
+        line = _BULLET.sub("", raw_line).strip()
+        if not line:
+            continue
+        line = _GLUED.sub(". ", line)
+        start = 0
+        for m in _END.finditer(line):
+            end = m.end(1)
+            chunk = line[start:end]
+            nxt = line[m.end() : m.end() + 1]
+            if m.group(1) == "." and _is_abbreviation(chunk) and not (nxt.isupper() and _ends_acronym_sentence(chunk, line[m.end():])):
+                continue
+            if nxt and nxt.islower():
+                continue
+            if chunk.strip():
+                sentences.append(chunk.strip())
+            start = m.end()
+        rest = line[start:].strip()
+        if rest:
+            sentences.append(rest)
+    return [s for s in sentences if any(ch.isalnum() for ch in s)]
+
+
+def _ends_acronym_sentence(chunk: str, after: str) -> bool:
+    """"... in the U.S. The fee" ends a sentence; "Dr. Smith" or "J. R. R. Tolkien" does not."""
+    m = re.search(r"(\S+)\.$", chunk)
+    last = m.group(1).lower() if m else ""
+    if last in {"mr", "mrs", "ms", "dr", "prof", "st", "mt", "gen", "col", "lt", "sgt", "capt"}:
+        return False
+    if re.fullmatch(r"[a-z]", last):  # an initial
+        return False
+    first = after.split(" ", 1)[0]
+    return first in {"The", "A", "An", "It", "This", "They", "He", "She", "We", "In", "Its"}
+
+
+# --------------------------------------------------------------------------- cleaning
+
+_GREETING = re.compile(
+    r"^(?:hi|hello|hey|greetings|thanks|thank you|great question|good question|sure|certainly|"
+    r"of course|absolutely|happy to help|glad to help|no problem|you're welcome)\b[^.!?]*[.!?]*$",
+    re.I,
+)
+_META_SENTENCE = re.compile(
+    r"^(?:i hope (?:this|that) helps|hope (?:this|that) helps|let me know|feel free|"
+    r"don't hesitate|do not hesitate|please (?:let|feel|contact|reach|consult|check|verify|refer|"
+    r"see|note)(?! that)|is there anything else|if you have (?:any )?(?:other|more|further)|"
+    r"good luck|have a (?:great|nice|good)|i'm not (?:entirely |completely |100% )?sure\.?$|"
+    r"i am not (?:entirely |completely )?sure\.?$|here (?:is|are) (?:the|a|some) "
+    r"(?:answer|summary|details|information)\b[^.]*:?$)",
+    re.I,
+)
+_LEAD_IN = re.compile(
+    r"^(?:(?:based on|according to|from|per|as (?:stated|mentioned|noted|described) in|in)\s+"
+    r"(?:the\s+)?(?:provided\s+|given\s+|available\s+|retrieved\s+|above\s+)?"
+    r"(?:documents?|context|information|passages?|sources?|text|excerpts?|knowledge base|"
+    r"search results|materials?|documentation|records?)(?:\s+(?:provided|given|above|available|"
+    r"i have|you shared))?\s*,?\s*"
+    r"|(?:the\s+)?(?:documents?|context|passages?|sources?|documentation)\s+"
+    r"(?:says?|states?|indicates?|mentions?|shows?|suggests?|notes?|explains?)\s+(?:that\s+)?"
+    r"|(?:i think|i believe|i guess|it seems|it appears|it looks like|to my knowledge|"
+    r"if i recall correctly|as far as i know|in summary|in short|to summarize|overall|"
+    r"in conclusion|please note|note|keep in mind|importantly|basically|essentially|generally|"
+    r"typically|probably|likely|perhaps|maybe|possibly)(?:\s+that)?\s*,?\s+"
+    r"|(?:yes|no|yeah|nope|correct|right|indeed)\s*[,!.:;\-–—]\s*)",
+    re.I,
+)
+_YES_NO = re.compile(r"^(yes|no|yeah|yep|nope|correct|incorrect|true|false)\b\s*[,.!:;\-–—]?\s*", re.I)
+_BARE_AUX = re.compile(
+    r"^(?:(?:it|they|he|she|this|that|you|we|there)\s+)?(?:is|are|was|were|does|do|did|can|"
+    r"could|will|would|has|have|had|should|must|may)(?:\s*n't|\s+not)?\s*[.!]?$",
+    re.I,
+)
+
+_AUX = frozenset(
+    """is are was were be been am isn't aren't wasn't weren't has have had hasn't haven't hadn't
+    does do did doesn't don't didn't will would can could may might must shall should won't
+    can't cannot couldn't wouldn't shouldn't""".split()
+)
+_VERBS = frozenset(
+    """costs cost includes include included applies apply applied requires require required covers
+    cover covered offers offer offered lasts last takes take took runs run ran supports support
+    supported allows allow allowed contains contain contained became become becomes won wins
+    founded founds born died lives lived lies lay located sits starts started start ends ended
+    begins began begin grows grew makes made make gets got get uses used use needs need needed
+    provides provided provide means meant mean remains remained stays stayed belongs belonged
+    plays played play served serves serve released releases wrote writes written published
+    publishes opened opens closed closes expires expired expire renews renewed renew charges
+    charged charge pays paid pay returns returned return gives gave give shows showed causes
+    caused cause treats treated reduces reduced increases increased decreases decreased leads led
+    flows flowed borders bordered consists consisted comprises comprised operates operated
+    features featured stars starred directed directs produced produces owns owned created creates
+    developed develops introduced introduces replaced replaces signed signs joined joins moved
+    moves covers held holds hosts hosted ships shipped sells sold ranks ranked measures measured
+    weighs weighed reaches reached spans spanned""".split()
+)
+_PRONOUNS = {"it": "", "he": "", "she": "", "they": "", "this": "", "these": "", "its": "'s",
+             "his": "'s", "her": "'s", "their": "'s"}
+_CONJ = re.compile(r"\s*(?:;|,\s*(?:and|but|while|whereas|yet|so)\s|\s(?:and|but|whereas)\s)\s*", re.I)
+_WH = frozenset("what which who whom whose when where why how".split())
+_PREPS = frozenset("in on at by for with from into to of about during after before under over".split())
+
+
+def _is_verb(token: str) -> bool:
+    t = token.lower().strip(",.;:")
+    return t in _AUX or t in _VERBS
+
+
+def _has_verb(text: str) -> bool:
+    tokens = text.split()
+    if any(_is_verb(t) for t in tokens):
+        return True
+    # A past-tense / participle after the first word ("The tour ended at noon").
+    return any(re.fullmatch(r"[a-z]{3,}ed", t.strip(",.;:")) for t in tokens[1:4])
+
+
+def subject_of(sentence: str) -> str | None:
+    """The noun phrase before the first verb of a declarative sentence (None if unclear)."""
+    tokens = sentence.rstrip(".!?").split()
+    out: list[str] = []
+    for i, tok in enumerate(tokens):
+        if _is_verb(tok) or (i > 0 and re.fullmatch(r"[a-z]{3,}ed", tok)):
+            break
+        if tok.lower() in _PREPS and tok.lower() != "of" and out:
+            return None
+        out.append(tok.strip(","))
+        if len(out) > 7:
+            return None
+    if not out or len(out) == len(tokens) or out[0].lower() in _PRONOUNS:
+        return None
+    return " ".join(out)
+
+
+def _question_subject(question: str) -> str | None:
+    tokens = question.rstrip(" ?").split()
+    while tokens and (tokens[0].lower() in _WH or tokens[0].lower() in _AUX):
+        tokens = tokens[1:]
+    out: list[str] = []
+    for tok in tokens:
+        if _is_verb(tok) or (out and re.fullmatch(r"[a-z]{3,}(?:ed|ing)", tok)):
+            break
+        if tok.lower() in _PREPS and tok.lower() != "of" and out:
+            break
+        out.append(tok.strip(","))
+        if len(out) > 6:
+            break
+    return " ".join(out) if out else None
+
+
+def _resolve_pronoun(sentence: str, antecedent: str | None) -> str:
+    if not antecedent:
+        return sentence
+    m = re.match(r"^(It|He|She|They|This|These|Its|His|Her|Their)\b(?!\s+(?:is|was)\s+(?:not\s+)?(?:possible|likely|important|unclear|worth|recommended|necessary|advised)\b)", sentence)
+    if not m:
+        return sentence
+    word = m.group(1).lower()
+    if word in {"this", "these"}:
+        # "This plan ..." keeps its own noun; only a bare "This is/was" refers back.
+        nxt = sentence[m.end() :].lstrip().split(" ", 1)[0].lower()
+        if nxt not in _AUX and nxt not in _VERBS:
+            return sentence
+    replacement = antecedent + _PRONOUNS[word]
+    replacement = replacement[0].upper() + replacement[1:]
+    return replacement + sentence[m.end() :]
+
+
+def _split_conjunctions(sentence: str) -> list[str]:
+    parts = _CONJ.split(sentence)
+    if len(parts) == 1:
+        return [sentence]
+    out: list[str] = [parts[0]]
+    for part in parts[1:]:
+        prev = out[-1]
+        words = part.split()
+        if len(words) < 2 or not _has_verb(prev):
+            out[-1] = _rejoin(prev, part, sentence)
+            continue
+        first = words[0].strip(",").lower()
+        if _is_verb(first) or re.fullmatch(r"[a-z]{3,}ed", first):
+            subject = subject_of(out[0])
+            if subject is None:
+                out[-1] = _rejoin(prev, part, sentence)
+                continue
+            out.append(f"{subject} {part}")
+        elif any(_is_verb(w) for w in words[1:6]) or re.fullmatch(
+            r"[a-z]+ed", words[1].strip(",.").lower()
+        ):
+            out.append(part[0].upper() + part[1:])
+        else:
+            out[-1] = _rejoin(prev, part, sentence)
+    return [_finish(p) for p in out]
+
+
+def _rejoin(prev: str, part: str, sentence: str) -> str:
+    # Find the original separator between the two pieces to keep the text faithful.
+    idx = sentence.find(part, len(prev))
+    if idx > 0:
+        start = sentence.find(prev)
+        if start >= 0:
+            return sentence[start:idx] + part
+    return f"{prev} and {part}"
+
+
+def _finish(text: str) -> str:
+    text = text.strip().rstrip(",;")
+    if text and text[-1] not in ".!?":
+        text += "."
+    return text[0].upper() + text[1:] if text else text
+
+
+def _clean(sentence: str) -> str | None:
+    s = sentence.strip()
+    if _GREETING.match(s) or _META_SENTENCE.match(s):
+        return None
+    for _ in range(3):
+        new = _LEAD_IN.sub("", s, count=1).strip()
+        if new == s:
+            break
+        s = new
+    if not s or not any(ch.isalnum() for ch in s):
+        return None
+    if _GREETING.match(s) or _META_SENTENCE.match(s):
+        return None
+    return s[0].upper() + s[1:]
+
+
+def is_terse(answer: str) -> bool:
+    """A phrase, a number or a yes/no: too short to be a claim without the question."""
+    a = answer.strip().rstrip(".!")
+    if not a:
+        return False
+    rest = _YES_NO.sub("", a).strip()
+    if not rest or _BARE_AUX.match(rest):
+        return True
+    if len(split_sentences(a)) > 1:
+        return False
+    words = rest.split()
+    return len(words) <= 6 and not _has_verb(rest)
+
+
+def terse_claim_parts(claim: str) -> tuple[str, str] | None:
+    """Split a terse claim ``"<question>? <answer>"`` back into (question, answer)."""
+    idx = claim.find("? ")
+    if idx < 0:
+        return None
+    return claim[: idx + 1], claim[idx + 2 :]
+
+
+def extract_claims(question: str, answer: str) -> list[str]:
+    """Atomic, self-contained claims asserted by ``answer`` (read with ``question``)."""
+    if not answer or not answer.strip():
+        return []
+    question = " ".join(question.split())
+    text = _CITATION.sub("", answer).strip()
+    if is_terse(text):
+        m = _YES_NO.match(text)
+        rest = _YES_NO.sub("", text).strip().rstrip(".!")
+        if m and (not rest or _BARE_AUX.match(rest)):
+            word = m.group(1).lower()
+            polarity = "Yes" if word in {"yes", "yeah", "yep", "correct", "true"} else "No"
+            rest = polarity
+        elif not rest:
+            return []
+        q = question if question.endswith("?") else question.rstrip(".") + "?"
+        return [f"{q} {rest}."]
+    claims: list[str] = []
+    antecedent = _question_subject(question)
+    for sentence in split_sentences(text):
+        cleaned = _clean(sentence)
+        if cleaned is None:
+            continue
+        if cleaned.endswith("?"):
+            continue  # a question back to the user asserts nothing
+        for part in _split_conjunctions(cleaned):
+            resolved = _resolve_pronoun(part, antecedent)
+            resolved = _finish(resolved)
+            if len(content_words(resolved)) == 0:
+                continue
+            subject = subject_of(resolved)
+            if subject is not None:
+                antecedent = subject
+            claims.append(resolved)
+    if not claims and is_terse(_YES_NO.sub("", text)):
+        return extract_claims(question, _YES_NO.sub("", text))
+    return claims

