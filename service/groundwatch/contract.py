@@ -15,7 +15,7 @@ import json
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 __all__ = [
     "CONTRACT_VERSION",
@@ -54,10 +54,16 @@ class TraceLimits(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     max_bytes: int = Field(default=1_000_000, ge=1, description="Largest encoded trace, in bytes.")
-    max_question_chars: int = Field(default=8_000, ge=1)
-    max_answer_chars: int = Field(default=32_000, ge=1)
-    max_passage_chars: int = Field(default=20_000, ge=1)
-    max_passages: int = Field(default=100, ge=0)
+    max_question_chars: int = Field(
+        default=8_000, ge=1, description="Longest question, in characters."
+    )
+    max_answer_chars: int = Field(
+        default=32_000, ge=1, description="Longest answer, in characters."
+    )
+    max_passage_chars: int = Field(
+        default=20_000, ge=1, description="Longest retrieved passage, in characters."
+    )
+    max_passages: int = Field(default=100, ge=0, description="Most passages in one trace.")
 
 
 class ContextPassage(BaseModel):
@@ -127,6 +133,22 @@ class RagTrace(BaseModel):
                 for k, v in value.items()
             }
         return value
+
+    @model_validator(mode="after")
+    def _encodable(self) -> RagTrace:
+        # JSON allows lone surrogates ("\\ud800"); they cannot be re-encoded as UTF-8 later.
+        texts = [self.trace_id, self.question, self.answer or ""]
+        texts += [c.text for c in self.contexts]
+        texts += [k + v for k, v in self.attributes.items()]
+        texts += [c.sentence for c in self.citations or []]
+        for text in texts:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError(
+                    "text contains an unpaired surrogate (not valid Unicode)"
+                ) from None
+        return self
 
     def context_texts(self) -> list[str]:
         return [c.text for c in self.contexts]

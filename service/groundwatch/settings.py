@@ -6,11 +6,12 @@ e.g. ``GROUNDWATCH_KAFKA__BOOTSTRAP_SERVERS``. ``groundwatch config`` prints the
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+from typing import Annotated, Any, Literal
 
 from groundwatch.contract import TraceLimits
-from pydantic import BaseModel, Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 __all__ = [
     "ApiSettings",
@@ -30,12 +31,19 @@ __all__ = [
 class ApiSettings(BaseModel):
     host: str = Field(default="127.0.0.1", description="Bind address of the HTTP API.")
     port: int = Field(default=8080, description="Port of the HTTP API.")
-    tokens: list[SecretStr] = Field(
+    tokens: Annotated[list[SecretStr], NoDecode] = Field(
         default_factory=list,
-        description="Bearer tokens for write and trace-content endpoints (JSON list; several for rotation).",
+        description=(
+            "Bearer tokens for write and trace-content endpoints (JSON list or comma-separated;"
+            " several for rotation). Unset = open, and only a loopback host is allowed."
+        ),
     )
     metrics_token: SecretStr | None = Field(
         default=None, description="Separate bearer token for /metrics; unset keeps it open."
+    )
+    allow_open_network: bool = Field(
+        default=False,
+        description="Allow a non-loopback host without tokens (endpoints open to the network).",
     )
     max_body_bytes: int = Field(default=10_000_000, description="Largest accepted request body.")
     max_batch: int = Field(default=1000, description="Most traces in one POST /v1/rag-traces.")
@@ -45,9 +53,36 @@ class ApiSettings(BaseModel):
     rate_limit_burst: int = Field(
         default=100, description="Burst size of the per-token rate limit."
     )
+    rate_limit_max_clients: int = Field(
+        default=10_000, ge=1, description="Rate-limit buckets kept (least recently used dropped)."
+    )
     queue_size: int = Field(
         default=1000, description="Bounded in-process queue of traces to evaluate."
     )
+
+    @field_validator("tokens", mode="before")
+    @classmethod
+    def _token_list(cls, value: Any) -> Any:
+        # Never raise with the value in hand: a validation error would print the secret.
+        if isinstance(value, SecretStr):
+            value = value.get_secret_value()
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                try:
+                    value = json.loads(text)
+                except ValueError:
+                    value = [text]
+            else:
+                value = text.split(",")
+        if isinstance(value, list | tuple):
+            out: list[Any] = []
+            for item in value:
+                raw = item.get_secret_value() if isinstance(item, SecretStr) else str(item)
+                if raw.strip():
+                    out.append(raw.strip())
+            return out
+        return [] if value is None else [str(value)]
 
 
 class KafkaSettings(BaseModel):
@@ -157,6 +192,26 @@ class WindowSettings(BaseModel):
     current_window_s: int = Field(default=3600, description="Current window for drift.")
     reference_window_s: int = Field(
         default=7 * 86400, description="Rolling reference window for drift."
+    )
+    rollup_s: int = Field(
+        default=3600,
+        description="Width of the coarse buckets used for long windows (a multiple of bucket_s).",
+    )
+    fine_retention_s: int = Field(
+        default=26 * 3600, description="How long the fine (bucket_s) buckets are kept."
+    )
+    histogram_bins: int = Field(
+        default=20, ge=2, le=200, description="Equal-width bins of the [0,1] window histograms."
+    )
+    export_windows_s: dict[str, int] = Field(
+        default_factory=lambda: {"5m": 300, "1h": 3600, "24h": 86400},
+        description='Windows exported to Prometheus, JSON {"label": seconds}.',
+    )
+    psi_epsilon: float = Field(
+        default=1e-4, gt=0.0, description="Smallest bin share used by PSI (empty-bin smoothing)."
+    )
+    memory_dedup_max: int = Field(
+        default=1_000_000, description="Trace ids remembered by the in-memory window store."
     )
 
 

@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from groundwatch.judges.refusal import is_refusal_sentence
+
 __all__ = [
     "STOPWORDS",
     "content_words",
@@ -35,14 +37,159 @@ __all__ = [
 ]
 
 STOPWORDS = frozenset(
-    """a an the and or but if then else of to in on at by for with from into onto about as than
-    that this these those there here it its it's they them their he him his she her we us our you
-    your i me my mine is are was were be been being am do does did done doing has have had having
-    will would shall should can could may might must not no nor so such too very also just only
-    which who whom whose what when where why how all any both each few more most other some own
-    same s t don doesn didn isn aren wasn weren won't can't cannot up down out over under again
-    further once both either neither yes per via upon within without while during before after
-    above below between through because until against among whether one ones many much""".split()
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "then",
+        "else",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "into",
+        "onto",
+        "about",
+        "as",
+        "than",
+        "that",
+        "this",
+        "these",
+        "those",
+        "there",
+        "here",
+        "it",
+        "its",
+        "it's",
+        "they",
+        "them",
+        "their",
+        "he",
+        "him",
+        "his",
+        "she",
+        "her",
+        "we",
+        "us",
+        "our",
+        "you",
+        "your",
+        "i",
+        "me",
+        "my",
+        "mine",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "do",
+        "does",
+        "did",
+        "done",
+        "doing",
+        "has",
+        "have",
+        "had",
+        "having",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "not",
+        "no",
+        "nor",
+        "so",
+        "such",
+        "too",
+        "very",
+        "also",
+        "just",
+        "only",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "what",
+        "when",
+        "where",
+        "why",
+        "how",
+        "all",
+        "any",
+        "both",
+        "each",
+        "few",
+        "more",
+        "most",
+        "other",
+        "some",
+        "own",
+        "same",
+        "s",
+        "t",
+        "don",
+        "doesn",
+        "didn",
+        "isn",
+        "aren",
+        "wasn",
+        "weren",
+        "won't",
+        "can't",
+        "cannot",
+        "up",
+        "down",
+        "out",
+        "over",
+        "under",
+        "again",
+        "further",
+        "once",
+        "both",
+        "either",
+        "neither",
+        "yes",
+        "per",
+        "via",
+        "upon",
+        "within",
+        "without",
+        "while",
+        "during",
+        "before",
+        "after",
+        "above",
+        "below",
+        "between",
+        "through",
+        "because",
+        "until",
+        "against",
+        "among",
+        "whether",
+        "one",
+        "ones",
+        "many",
+        "much",
+    ]
 )
 
 # Words kept even though they look like stopwords: they carry meaning the slot checks need.
@@ -51,13 +198,87 @@ _MEANINGFUL = frozenset(
 )
 
 _ABBREVIATIONS = frozenset(
-    """mr mrs ms dr prof sr jr st mt ft vs etc e.g i.e eg ie inc ltd co corp no nos fig figs approx
-    dept est jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun gen col
-    lt sgt capt gov sen rep rev hon pres u.s u.k u.n e.u a.m p.m cf al ca op vol ed eds min max
-    avg gov't""".split()
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "sr",
+        "jr",
+        "st",
+        "mt",
+        "ft",
+        "vs",
+        "etc",
+        "e.g",
+        "i.e",
+        "eg",
+        "ie",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "no",
+        "nos",
+        "fig",
+        "figs",
+        "approx",
+        "dept",
+        "est",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "mon",
+        "tue",
+        "wed",
+        "thu",
+        "fri",
+        "sat",
+        "sun",
+        "gen",
+        "col",
+        "lt",
+        "sgt",
+        "capt",
+        "gov",
+        "sen",
+        "rep",
+        "rev",
+        "hon",
+        "pres",
+        "u.s",
+        "u.k",
+        "u.n",
+        "e.u",
+        "a.m",
+        "p.m",
+        "cf",
+        "al",
+        "ca",
+        "op",
+        "vol",
+        "ed",
+        "eds",
+        "min",
+        "max",
+        "avg",
+        "gov't",
+    ]
 )
 
-_CITATION = re.compile(r"\s*(\[(?:\d+|[a-z]?\d+(?:\s*[,\-–]\s*[a-z]?\d+)*|source\s*\d+)\]|【[^】]*】)", re.I)
+_CITATION = re.compile(
+    r"\s*(\[(?:\d+|[a-z]?\d+(?:\s*[,\-–]\s*[a-z]?\d+)*|source\s*\d+)\]|【[^】]*】)", re.I
+)
 _BULLET = re.compile(r"^\s*(?:[-*•●▪◦–]|\d{1,2}[.)]|[a-zA-Z][.)])\s+")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-]*")
 # A sentence end: . ! ? (optionally followed by quotes/brackets), then whitespace.
@@ -139,7 +360,11 @@ def split_sentences(text: str) -> list[str]:
             end = m.end(1)
             chunk = line[start:end]
             nxt = line[m.end() : m.end() + 1]
-            if m.group(1) == "." and _is_abbreviation(chunk) and not (nxt.isupper() and _ends_acronym_sentence(chunk, line[m.end():])):
+            if (
+                m.group(1) == "."
+                and _is_abbreviation(chunk)
+                and not (nxt.isupper() and _ends_acronym_sentence(chunk, line[m.end() :]))
+            ):
                 continue
             if nxt and nxt.islower():
                 continue
@@ -153,7 +378,7 @@ def split_sentences(text: str) -> list[str]:
 
 
 def _ends_acronym_sentence(chunk: str, after: str) -> bool:
-    """"... in the U.S. The fee" ends a sentence; "Dr. Smith" or "J. R. R. Tolkien" does not."""
+    """ "... in the U.S. The fee" ends a sentence; "Dr. Smith" or "J. R. R. Tolkien" does not."""
     m = re.search(r"(\S+)\.$", chunk)
     last = m.group(1).lower() if m else ""
     if last in {"mr", "mrs", "ms", "dr", "prof", "st", "mt", "gen", "col", "lt", "sgt", "capt"}:
@@ -195,7 +420,9 @@ _LEAD_IN = re.compile(
     r"|(?:yes|no|yeah|nope|correct|right|indeed)\s*[,!.:;\-–—]\s*)",
     re.I,
 )
-_YES_NO = re.compile(r"^(yes|no|yeah|yep|nope|correct|incorrect|true|false)\b\s*[,.!:;\-–—]?\s*", re.I)
+_YES_NO = re.compile(
+    r"^(yes|no|yeah|yep|nope|correct|incorrect|true|false)\b\s*[,.!:;\-–—]?\s*", re.I
+)
 _BARE_AUX = re.compile(
     r"^(?:(?:it|they|he|she|this|that|you|we|there)\s+)?(?:is|are|was|were|does|do|did|can|"
     r"could|will|would|has|have|had|should|must|may)(?:\s*n't|\s+not)?\s*[.!]?$",
@@ -203,32 +430,273 @@ _BARE_AUX = re.compile(
 )
 
 _AUX = frozenset(
-    """is are was were be been am isn't aren't wasn't weren't has have had hasn't haven't hadn't
-    does do did doesn't don't didn't will would can could may might must shall should won't
-    can't cannot couldn't wouldn't shouldn't""".split()
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "am",
+        "isn't",
+        "aren't",
+        "wasn't",
+        "weren't",
+        "has",
+        "have",
+        "had",
+        "hasn't",
+        "haven't",
+        "hadn't",
+        "does",
+        "do",
+        "did",
+        "doesn't",
+        "don't",
+        "didn't",
+        "will",
+        "would",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "should",
+        "won't",
+        "can't",
+        "cannot",
+        "couldn't",
+        "wouldn't",
+        "shouldn't",
+    ]
 )
 _VERBS = frozenset(
-    """costs cost includes include included applies apply applied requires require required covers
-    cover covered offers offer offered lasts last takes take took runs run ran supports support
-    supported allows allow allowed contains contain contained became become becomes won wins
-    founded founds born died lives lived lies lay located sits starts started start ends ended
-    begins began begin grows grew makes made make gets got get uses used use needs need needed
-    provides provided provide means meant mean remains remained stays stayed belongs belonged
-    plays played play served serves serve released releases wrote writes written published
-    publishes opened opens closed closes expires expired expire renews renewed renew charges
-    charged charge pays paid pay returns returned return gives gave give shows showed causes
-    caused cause treats treated reduces reduced increases increased decreases decreased leads led
-    flows flowed borders bordered consists consisted comprises comprised operates operated
-    features featured stars starred directed directs produced produces owns owned created creates
-    developed develops introduced introduces replaced replaces signed signs joined joins moved
-    moves covers held holds hosts hosted ships shipped sells sold ranks ranked measures measured
-    weighs weighed reaches reached spans spanned""".split()
+    [
+        "costs",
+        "cost",
+        "includes",
+        "include",
+        "included",
+        "applies",
+        "apply",
+        "applied",
+        "requires",
+        "require",
+        "required",
+        "covers",
+        "cover",
+        "covered",
+        "offers",
+        "offer",
+        "offered",
+        "lasts",
+        "last",
+        "takes",
+        "take",
+        "took",
+        "runs",
+        "run",
+        "ran",
+        "supports",
+        "support",
+        "supported",
+        "allows",
+        "allow",
+        "allowed",
+        "contains",
+        "contain",
+        "contained",
+        "became",
+        "become",
+        "becomes",
+        "won",
+        "wins",
+        "founded",
+        "founds",
+        "born",
+        "died",
+        "lives",
+        "lived",
+        "lies",
+        "lay",
+        "located",
+        "sits",
+        "starts",
+        "started",
+        "start",
+        "ends",
+        "ended",
+        "begins",
+        "began",
+        "begin",
+        "grows",
+        "grew",
+        "makes",
+        "made",
+        "make",
+        "gets",
+        "got",
+        "get",
+        "uses",
+        "used",
+        "use",
+        "needs",
+        "need",
+        "needed",
+        "provides",
+        "provided",
+        "provide",
+        "means",
+        "meant",
+        "mean",
+        "remains",
+        "remained",
+        "stays",
+        "stayed",
+        "belongs",
+        "belonged",
+        "plays",
+        "played",
+        "play",
+        "served",
+        "serves",
+        "serve",
+        "released",
+        "releases",
+        "wrote",
+        "writes",
+        "written",
+        "published",
+        "publishes",
+        "opened",
+        "opens",
+        "closed",
+        "closes",
+        "expires",
+        "expired",
+        "expire",
+        "renews",
+        "renewed",
+        "renew",
+        "charges",
+        "charged",
+        "charge",
+        "pays",
+        "paid",
+        "pay",
+        "returns",
+        "returned",
+        "return",
+        "gives",
+        "gave",
+        "give",
+        "shows",
+        "showed",
+        "causes",
+        "caused",
+        "cause",
+        "treats",
+        "treated",
+        "reduces",
+        "reduced",
+        "increases",
+        "increased",
+        "decreases",
+        "decreased",
+        "leads",
+        "led",
+        "flows",
+        "flowed",
+        "borders",
+        "bordered",
+        "consists",
+        "consisted",
+        "comprises",
+        "comprised",
+        "operates",
+        "operated",
+        "features",
+        "featured",
+        "stars",
+        "starred",
+        "directed",
+        "directs",
+        "produced",
+        "produces",
+        "owns",
+        "owned",
+        "created",
+        "creates",
+        "developed",
+        "develops",
+        "introduced",
+        "introduces",
+        "replaced",
+        "replaces",
+        "signed",
+        "signs",
+        "joined",
+        "joins",
+        "moved",
+        "moves",
+        "covers",
+        "held",
+        "holds",
+        "hosts",
+        "hosted",
+        "ships",
+        "shipped",
+        "sells",
+        "sold",
+        "ranks",
+        "ranked",
+        "measures",
+        "measured",
+        "weighs",
+        "weighed",
+        "reaches",
+        "reached",
+        "spans",
+        "spanned",
+    ]
 )
-_PRONOUNS = {"it": "", "he": "", "she": "", "they": "", "this": "", "these": "", "its": "'s",
-             "his": "'s", "her": "'s", "their": "'s"}
-_CONJ = re.compile(r"\s*(?:;|,\s*(?:and|but|while|whereas|yet|so)\s|\s(?:and|but|whereas)\s)\s*", re.I)
-_WH = frozenset("what which who whom whose when where why how".split())
-_PREPS = frozenset("in on at by for with from into to of about during after before under over".split())
+_PRONOUNS = {
+    "it": "",
+    "he": "",
+    "she": "",
+    "they": "",
+    "this": "",
+    "these": "",
+    "its": "'s",
+    "his": "'s",
+    "her": "'s",
+    "their": "'s",
+}
+_CONJ = re.compile(
+    r"\s*(?:;|,\s*(?:and|but|while|whereas|yet|so)\s|\s(?:and|but|whereas)\s)\s*", re.I
+)
+_WH = frozenset(["what", "which", "who", "whom", "whose", "when", "where", "why", "how"])
+_PREPS = frozenset(
+    [
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "into",
+        "to",
+        "of",
+        "about",
+        "during",
+        "after",
+        "before",
+        "under",
+        "over",
+    ]
+)
 
 
 def _is_verb(token: str) -> bool:
@@ -280,7 +748,10 @@ def _question_subject(question: str) -> str | None:
 def _resolve_pronoun(sentence: str, antecedent: str | None) -> str:
     if not antecedent:
         return sentence
-    m = re.match(r"^(It|He|She|They|This|These|Its|His|Her|Their)\b(?!\s+(?:is|was)\s+(?:not\s+)?(?:possible|likely|important|unclear|worth|recommended|necessary|advised)\b)", sentence)
+    m = re.match(
+        r"^(It|He|She|They|This|These|Its|His|Her|Their)\b(?!\s+(?:is|was)\s+(?:not\s+)?(?:possible|likely|important|unclear|worth|recommended|necessary|advised)\b)",
+        sentence,
+    )
     if not m:
         return sentence
     word = m.group(1).lower()
@@ -402,6 +873,8 @@ def extract_claims(question: str, answer: str) -> list[str]:
         if cleaned.endswith("?"):
             continue  # a question back to the user asserts nothing
         for part in _split_conjunctions(cleaned):
+            if is_refusal_sentence(part):
+                continue  # "the documents do not say" is not a claim about the world
             resolved = _resolve_pronoun(part, antecedent)
             resolved = _finish(resolved)
             if len(content_words(resolved)) == 0:

@@ -1,0 +1,262 @@
+"""Accuracy of the embedded judge on labeled traces.
+
+Usage::
+
+    .venv/bin/python benchmarks/accuracy.py /work/shared/data/halueval_qa_dev.jsonl [--limit N]
+    .venv/bin/python benchmarks/accuracy.py tests/hard_cases.jsonl
+    .venv/bin/python benchmarks/accuracy.py FILE --calibrate   # also sweep the thresholds
+
+Each line is a trace plus ``label``: ``{"hallucinated": bool}`` (trace-labeled) or
+``{"claims": [{"text", "verdict"}]}`` (claim-labeled; ``hallucinated`` is then derived: any
+claim not supported).
+
+Decision rule (documented): a trace is predicted *hallucinated* when its faithfulness is below
+1.0, i.e. when any claim is contradicted or not found. AUROC uses ``1 - faithfulness`` with the
+mean claim support as a tie-breaker. Claim-labeled predictions are matched to labeled claims by
+best word overlap (the judge's claim text need not equal the label's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from groundwatch.contract import RagTrace
+from groundwatch.embedding import build_embedder
+from groundwatch.evaluator import Evaluator
+from groundwatch.judges.claims import content_words
+from groundwatch.judges.embedded import EmbeddedJudge
+from groundwatch.record import EvaluationRecord
+from groundwatch.settings import Settings
+
+__all__ = ["AccuracyReport", "auroc", "evaluate_rows", "load_rows", "score_records"]
+
+VERDICTS = ("supported", "contradicted", "not_found")
+
+
+@dataclass
+class AccuracyReport:
+    """Trace-level and claim-level accuracy figures."""
+
+    n: int = 0
+    balanced_accuracy: float = 0.0
+    precision: float = 0.0
+    recall: float = 0.0
+    f1: float = 0.0
+    auroc: float | None = None
+    claim_accuracy: float | None = None
+    contradicted_precision: float | None = None
+    confusion: dict[str, dict[str, int]] = field(default_factory=dict)
+    mistakes: list[dict[str, Any]] = field(default_factory=list)
+    refusal_accuracy: float | None = None
+    traces_per_s: float = 0.0
+
+    def lines(self) -> list[str]:
+        out = [
+            f"traces: {self.n}",
+            f"balanced accuracy: {self.balanced_accuracy:.3f}",
+            f"hallucinated precision/recall/F1: {self.precision:.3f} / {self.recall:.3f} / "
+            f"{self.f1:.3f}",
+            f"AUROC (1 - faithfulness): {_fmt(self.auroc)}",
+            f"throughput: {self.traces_per_s:.1f} traces/s",
+        ]
+        if self.claim_accuracy is not None:
+            out.append(f"claim-verdict accuracy: {self.claim_accuracy:.3f}")
+            out.append(f"contradicted precision: {_fmt(self.contradicted_precision)}")
+            out.append("confusion (rows = label, columns = predicted):")
+            out.append("  " + " ".join(f"{v:>13}" for v in ("", *VERDICTS)))
+            for label in VERDICTS:
+                row = self.confusion.get(label, {})
+                out.append(
+                    "  " + " ".join(f"{x:>13}" for x in (label, *(row.get(p, 0) for p in VERDICTS)))
+                )
+        if self.refusal_accuracy is not None:
+            out.append(f"refusal accuracy: {self.refusal_accuracy:.3f}")
+        return out
+
+
+def _fmt(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.3f}"
+
+
+def load_rows(path: Path, limit: int | None = None) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                rows.append(json.loads(line))
+            if limit is not None and len(rows) >= limit:
+                break
+    return rows
+
+
+def auroc(scores: Sequence[float], positives: Sequence[bool]) -> float | None:
+    """Area under the ROC curve (ties count half); None without both classes."""
+    pos = [s for s, p in zip(scores, positives, strict=True) if p]
+    neg = [s for s, p in zip(scores, positives, strict=True) if not p]
+    if not pos or not neg:
+        return None
+    wins = 0.0
+    for p in pos:
+        for n in neg:
+            wins += 1.0 if p > n else 0.5 if p == n else 0.0
+    return wins / (len(pos) * len(neg))
+
+
+def _overlap(a: str, b: str) -> float:
+    wa, wb = set(content_words(a)), set(content_words(b))
+    if not wa or not wb:
+        return 0.0
+    return len(wa & wb) / len(wa | wb)
+
+
+def _unsupported_score(record: EvaluationRecord) -> float:
+    if record.faithfulness is None:
+        return 0.0
+    support = [
+        c.score if c.verdict == "supported" else 1.0 - c.score for c in record.claims
+    ] or [1.0]
+    # Faithfulness first; mean support breaks ties within a faithfulness level.
+    return (1.0 - record.faithfulness) + 0.01 * (1.0 - sum(support) / len(support))
+
+
+def score_records(rows: Sequence[dict[str, Any]], records: Sequence[EvaluationRecord]) -> AccuracyReport:
+    """Compare records with the rows' labels."""
+    report = AccuracyReport(n=len(rows))
+    truth: list[bool] = []
+    pred: list[bool] = []
+    scores: list[float] = []
+    confusion: dict[str, dict[str, int]] = {v: dict.fromkeys(VERDICTS, 0) for v in VERDICTS}
+    claim_total = claim_right = 0
+    refusal_total = refusal_right = 0
+    for row, record in zip(rows, records, strict=True):
+        label = row.get("label") or {}
+        labeled_claims: list[dict[str, str]] = label.get("claims") or []
+        if "hallucinated" in label:
+            hallucinated = bool(label["hallucinated"])
+        else:
+            hallucinated = any(c["verdict"] != "supported" for c in labeled_claims)
+        predicted = record.faithfulness is not None and record.faithfulness < 1.0
+        truth.append(hallucinated)
+        pred.append(predicted)
+        scores.append(_unsupported_score(record))
+        if "refusal" in label:
+            refusal_total += 1
+            refusal_right += int(bool(label["refusal"]) == record.refusal)
+        for lc in labeled_claims:
+            best = max(record.claims, key=lambda c: _overlap(c.text, lc["text"]), default=None)
+            got = best.verdict if best is not None and _overlap(best.text, lc["text"]) > 0.2 else "not_found"
+            confusion[lc["verdict"]][got] += 1
+            claim_total += 1
+            ok = got == lc["verdict"]
+            claim_right += int(ok)
+            if not ok:
+                report.mistakes.append(
+                    {
+                        "trace_id": record.trace_id,
+                        "claim": lc["text"],
+                        "label": lc["verdict"],
+                        "got": got,
+                        "reason": best.reason if best else None,
+                        "judged": best.text if best else None,
+                    }
+                )
+        if not labeled_claims and hallucinated != predicted:
+            report.mistakes.append(
+                {
+                    "trace_id": record.trace_id,
+                    "label": hallucinated,
+                    "claims": [(c.text, c.verdict, c.reason) for c in record.claims],
+                }
+            )
+    tp = sum(t and p for t, p in zip(truth, pred, strict=True))
+    fp = sum((not t) and p for t, p in zip(truth, pred, strict=True))
+    fn = sum(t and not p for t, p in zip(truth, pred, strict=True))
+    tn = sum((not t) and not p for t, p in zip(truth, pred, strict=True))
+    tpr = tp / (tp + fn) if tp + fn else 0.0
+    tnr = tn / (tn + fp) if tn + fp else 0.0
+    report.balanced_accuracy = (tpr + tnr) / 2 if (tp + fn and tn + fp) else max(tpr, tnr)
+    report.precision = tp / (tp + fp) if tp + fp else 0.0
+    report.recall = tpr
+    report.f1 = (
+        2 * report.precision * report.recall / (report.precision + report.recall)
+        if report.precision + report.recall
+        else 0.0
+    )
+    report.auroc = auroc(scores, truth)
+    if claim_total:
+        report.claim_accuracy = claim_right / claim_total
+        report.confusion = confusion
+        predicted_contra = sum(confusion[v]["contradicted"] for v in VERDICTS)
+        report.contradicted_precision = (
+            confusion["contradicted"]["contradicted"] / predicted_contra
+            if predicted_contra
+            else 1.0
+        )
+    if refusal_total:
+        report.refusal_accuracy = refusal_right / refusal_total
+    return report
+
+
+def _traces(rows: Iterable[dict[str, Any]]) -> list[RagTrace]:
+    return [RagTrace.model_validate({k: v for k, v in r.items() if k != "label"}) for r in rows]
+
+
+def evaluate_rows(
+    rows: Sequence[dict[str, Any]],
+    judge: EmbeddedJudge | None = None,
+    batch_size: int = 32,
+) -> tuple[AccuracyReport, list[EvaluationRecord]]:
+    """Run the judge over labeled rows and score it. Builds the default judge if none given."""
+    if judge is None:
+        judge = EmbeddedJudge(build_embedder(Settings().embedding))
+    judge.load()
+    evaluator = Evaluator(judge)
+    traces = _traces(rows)
+    records: list[EvaluationRecord] = []
+    start = time.perf_counter()
+    for i in range(0, len(traces), batch_size):
+        records.extend(evaluator.evaluate_batch(traces[i : i + batch_size]))
+    elapsed = time.perf_counter() - start
+    report = score_records(rows, records)
+    report.traces_per_s = len(traces) / elapsed if elapsed > 0 else 0.0
+    return report, records
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("file", type=Path)
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--mistakes", action="store_true", help="print the misjudged items")
+    parser.add_argument("--warm", action="store_true", help="run twice; report the warm pass")
+    parser.add_argument(
+        "--calibrate", action="store_true", help="sweep support and relevance thresholds"
+    )
+    args = parser.parse_args(argv)
+    rows = load_rows(args.file, args.limit)
+    embedder = build_embedder(Settings().embedding)
+    judge = EmbeddedJudge(embedder)
+    report, records = evaluate_rows(rows, judge)
+    if args.warm:
+        report, records = evaluate_rows(rows, judge)
+    print(f"judge: {judge.version}")
+    print("\n".join(report.lines()))
+    if args.mistakes:
+        for m in report.mistakes:
+            print(json.dumps(m, ensure_ascii=False))
+    if args.calibrate:
+        from calibrate import calibrate_relevance, sweep_support
+
+        sweep_support(rows, embedder)
+        calibrate_relevance(rows, judge)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

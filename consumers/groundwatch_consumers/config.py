@@ -1,0 +1,43 @@
+"""Kafka client configuration from :class:`~groundwatch.settings.KafkaSettings`: bootstrap
+servers, client id and the SASL/SSL pass-through shared by the consumer and producers.
+
+Usage::
+
+    KafkaProducer(**client_config(settings.kafka), acks="all")
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from groundwatch.settings import KafkaSettings
+
+__all__ = ["KafkaUnavailableError", "client_config"]
+
+
+class KafkaUnavailableError(RuntimeError):
+    """The broker cannot be reached or did not acknowledge in time. Retry; do not commit."""
+
+    retriable = True
+
+
+def client_config(settings: KafkaSettings, *, suffix: str = "") -> dict[str, Any]:
+    if not settings.bootstrap_servers:
+        raise ValueError("kafka.bootstrap_servers is not set")
+    cfg: dict[str, Any] = {
+        "bootstrap_servers": [
+            s.strip() for s in settings.bootstrap_servers.split(",") if s.strip()
+        ],
+        "client_id": settings.client_id + suffix,
+        "security_protocol": settings.security_protocol,
+    }
+    if settings.sasl_mechanism:
+        cfg["sasl_mechanism"] = settings.sasl_mechanism
+        cfg["sasl_plain_username"] = settings.sasl_username
+        if settings.sasl_password is not None:
+            cfg["sasl_plain_password"] = settings.sasl_password.get_secret_value()
+    for key in ("ssl_cafile", "ssl_certfile", "ssl_keyfile"):
+        value = getattr(settings, key)
+        if value:
+            cfg[key] = value
+    return cfg

@@ -1,0 +1,517 @@
+"""The Kafka source: consume -> decode -> (DLQ | queue) -> observe/sample -> judge -> record ->
+commit. At-least-once; re-delivery is harmless because every store is idempotent per trace_id.
+
+Usage::
+
+    consumer = build_kafka_consumer(settings, processor, registry, tracer_provider)
+    consumer.run()          # blocks; SIGTERM/SIGINT (main thread) or consumer.stop() ends it
+
+Threads: this loop owns the ``KafkaConsumer`` (poll, DLQ, commit); worker threads run the
+processor. Between them a :class:`~groundwatch_consumers.backpressure.WorkQueue` bounded in
+traces: when it is full, partitions are paused and polling goes on. An offset is committed only
+once the trace is durable (``TraceProcessor.record`` returned, or its DLQ copy acknowledged).
+Retriable failures (store, broker) back off and retry without committing; anything else stops
+the consumer and ``run()`` raises, so the process restarts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from groundwatch.contract import RagTrace, TraceDecodeError, TraceLimits, decode_trace
+from groundwatch.processing import TraceProcessor
+from groundwatch.settings import Settings
+from kafka import ConsumerRebalanceListener, KafkaConsumer
+from kafka.errors import KafkaError
+from kafka.structs import OffsetAndMetadata, TopicPartition
+from opentelemetry.context import Context
+from opentelemetry.trace import TracerProvider
+from prometheus_client import CollectorRegistry, Counter, Gauge
+
+from groundwatch_consumers.backpressure import PartitionGate, WorkQueue
+from groundwatch_consumers.config import KafkaUnavailableError, client_config
+from groundwatch_consumers.dlq import DeadLetterPublisher
+from groundwatch_consumers.lag import ConsumerLagGauge
+from groundwatch_consumers.offsets import OffsetTracker
+from groundwatch_consumers.results import build_producer
+from groundwatch_consumers.tracing import TraceSpans
+
+__all__ = ["ConsumerOptions", "KafkaTraceConsumer", "build_kafka_consumer"]
+
+log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+SOURCE = "kafka"
+
+
+@dataclass(frozen=True)
+class ConsumerOptions:
+    """Tuning knobs that are not operator settings (tests and benchmarks change them)."""
+
+    workers: int = 1
+    queue_capacity: int = 1000
+    eval_batch: int = 32
+    poll_timeout_ms: int = 100
+    backoff_initial_s: float = 0.2
+    backoff_max_s: float = 5.0
+    shutdown_timeout_s: float = 30.0
+    revoke_timeout_s: float = 5.0
+    handle_signals: bool = True
+    consumer_overrides: dict[str, Any] = field(default_factory=dict)
+    producer_overrides: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class _Unit:
+    """Valid traces of one partition from one poll, in offset order."""
+
+    tp: TopicPartition
+    offsets: list[int] = field(default_factory=list)
+    traces: list[RagTrace] = field(default_factory=list)
+    parents: list[Context | None] = field(default_factory=list)
+    cancelled: bool = False
+
+
+class _AbandonedError(Exception):
+    """A unit given up (shutdown or partition revoked); its offsets stay uncommitted."""
+
+
+class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+    def __init__(self, owner: KafkaTraceConsumer) -> None:
+        self.owner = owner
+
+    def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+        self.owner._on_revoked(set(revoked), commit=True)
+
+    def on_partitions_lost(self, lost: set[TopicPartition]) -> None:
+        self.owner._on_revoked(set(lost), commit=False)
+
+    def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
+        self.owner._on_assigned(set(assigned))
+
+
+def _oam(offset: int) -> OffsetAndMetadata:
+    # kafka-python >= 2.1 added leader_epoch to the tuple.
+    if len(OffsetAndMetadata._fields) == 3:
+        return OffsetAndMetadata(offset, "", -1)
+    return OffsetAndMetadata(offset, "")  # pragma: no cover
+
+
+class KafkaTraceConsumer:
+    """Consumes the trace topic in a consumer group and drives a :class:`TraceProcessor`.
+
+    Usage: ``KafkaTraceConsumer(settings, processor, registry).run()``; ``stop()`` from any
+    thread; ``ready()`` for /readyz.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        processor: TraceProcessor,
+        registry: CollectorRegistry,
+        *,
+        tracer_provider: TracerProvider | None = None,
+        options: ConsumerOptions | None = None,
+        consumer_factory: Callable[[], Any] | None = None,
+        dlq: DeadLetterPublisher | None = None,
+    ) -> None:
+        self.settings = settings
+        self.kafka = settings.kafka
+        self.limits: TraceLimits = settings.limits
+        self.processor = processor
+        self.options = options or ConsumerOptions(
+            workers=max(1, settings.judge.workers), queue_capacity=settings.api.queue_size
+        )
+        self.spans = TraceSpans(tracer_provider)
+        self.tracker = OffsetTracker()
+        self.queue: WorkQueue[_Unit] = WorkQueue(self.options.queue_capacity)
+        self.lag = ConsumerLagGauge(registry)
+        self._paused_gauge = Gauge(
+            "groundwatch_consumer_paused_partitions",
+            "Partitions paused by backpressure.",
+            registry=registry,
+        )
+        self._retries = Counter(
+            "groundwatch_consumer_retries",
+            "Retriable failures (store, sink, broker) backed off and retried, by stage.",
+            ["stage"],
+            registry=registry,
+        )
+        self._commits = Counter(
+            "groundwatch_consumer_commits", "Offset commits that succeeded.", registry=registry
+        )
+        self._consumer_factory = consumer_factory or self._default_consumer
+        self._dlq = dlq
+        self._consumer: Any = None
+        self._gate: PartitionGate | None = None
+        self._pending: deque[_Unit] = deque()
+        self._lock = threading.Lock()
+        self._active: dict[int, _Unit] = {}
+        self._failing: dict[str, str] = {}
+        self._stop = threading.Event()
+        self._abort = threading.Event()
+        self._joined = threading.Event()
+        self._running = False
+        self._fatal: BaseException | None = None
+        self._workers: list[threading.Thread] = []
+        self._last_commit = 0.0
+
+    # -- public ---------------------------------------------------------------------------
+
+    def ready(self) -> bool:
+        """Connected and joined the group, and no store, sink or broker is failing now."""
+        with self._lock:
+            failing = bool(self._failing)
+        return self._running and self._joined.is_set() and not failing and self._fatal is None
+
+    def failing(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self._failing)
+
+    def stop(self) -> None:
+        """Ask ``run()`` to finish in-flight work, commit, leave the group and return."""
+        self._stop.set()
+
+    def run(self) -> None:
+        """Consume until :meth:`stop` (or SIGTERM/SIGINT). Raises on a non-retriable error."""
+        restore = self._install_signals()
+        self._running = True
+        try:
+            consumer = self._connect()
+            if consumer is not None:
+                self._start_workers()
+                try:
+                    self._loop(consumer)
+                finally:
+                    self._shutdown(consumer)
+        finally:
+            self._running = False
+            restore()
+        if self._fatal is not None:
+            raise self._fatal
+
+    # -- consumer thread ------------------------------------------------------------------
+
+    def _default_consumer(self) -> KafkaConsumer:
+        cfg: dict[str, Any] = {
+            **client_config(self.kafka, suffix="-consumer"),
+            "group_id": self.kafka.group_id,
+            "enable_auto_commit": False,
+            "auto_offset_reset": "earliest",
+            "max_poll_records": self.kafka.max_poll_records,
+            "session_timeout_ms": self.kafka.session_timeout_ms,
+            "heartbeat_interval_ms": self.kafka.heartbeat_interval_ms,
+            "fetch_max_bytes": 64 * 1024 * 1024,
+            "max_partition_fetch_bytes": max(8 * 1024 * 1024, self.limits.max_bytes + 4096),
+            **self.options.consumer_overrides,
+        }
+        return KafkaConsumer(**cfg)
+
+    def _connect(self) -> Any:
+        delay = self.options.backoff_initial_s
+        while not self._stop.is_set():
+            try:
+                consumer = self._consumer_factory()
+                consumer.subscribe([self.kafka.topic], listener=_Listener(self))
+            except KafkaError as exc:
+                self._set_failing("broker", exc)
+                self._retries.labels(stage="connect").inc()
+                self._stop.wait(delay)
+                delay = min(delay * 2, self.options.backoff_max_s)
+                continue
+            self._clear_failing("broker")
+            self._consumer = consumer
+            self._gate = PartitionGate(consumer, self._paused_gauge.set)
+            if self._dlq is None:
+                producer = build_producer(
+                    self.kafka, suffix="-dlq", **self.options.producer_overrides
+                )
+                self._dlq = DeadLetterPublisher(producer, self.kafka.dlq_topic)
+            return consumer
+        return None
+
+    def _loop(self, consumer: Any) -> None:
+        depth = self.processor.metrics.queue_depth.labels(queue=SOURCE)
+        while not self._stop.is_set():
+            self._feed()
+            batch = consumer.poll(timeout_ms=self.options.poll_timeout_ms)
+            if batch:
+                self._handle(batch)
+                self._feed()
+            self._update_lag(consumer)
+            depth.set(self.queue.in_flight + sum(len(u.offsets) for u in self._pending))
+            self._commit(consumer, force=False)
+
+    def _handle(self, batch: dict[TopicPartition, list[Any]]) -> None:
+        dead: list[tuple[Any, TraceDecodeError]] = []
+        for tp, records in batch.items():
+            unit = _Unit(tp)
+            self.tracker.delivered(tp, [r.offset for r in records])
+            for rec in records:
+                parent = self.spans.extract(rec.headers) if self.spans.enabled else None
+                try:
+                    with self.spans.child("groundwatch.decode", parent, offset=rec.offset):
+                        trace = decode_trace(
+                            rec.value if rec.value is not None else b"", self.limits
+                        )
+                except TraceDecodeError as exc:
+                    dead.append((rec, exc))
+                    continue
+                unit.offsets.append(rec.offset)
+                unit.traces.append(trace)
+                unit.parents.append(parent)
+            if unit.offsets:
+                with self._lock:
+                    self._pending.append(unit)
+        if dead:
+            self._dead_letter(dead)
+
+    def _dead_letter(self, dead: list[tuple[Any, TraceDecodeError]]) -> None:
+        assert self._dlq is not None
+        delay = self.options.backoff_initial_s
+        while True:
+            try:
+                for rec, exc in dead:
+                    self._dlq.send(rec, exc.reason, exc.detail)
+                self._dlq.flush()
+                break
+            except KafkaUnavailableError as err:
+                self._set_failing("dlq", err)
+                self._retries.labels(stage="dlq").inc()
+                if self._stop.wait(delay):
+                    return  # offsets stay uncommitted: re-delivered and dead-lettered again
+                delay = min(delay * 2, self.options.backoff_max_s)
+        self._clear_failing("dlq")
+        for rec, exc in dead:
+            self.processor.metrics.rejected.labels(source=SOURCE, reason=exc.reason).inc()
+            tp = TopicPartition(rec.topic, rec.partition)
+            self.tracker.done(tp, [rec.offset])
+
+    def _feed(self) -> None:
+        """Move held-back units into the queue; pause when it is full, resume when drained."""
+        assert self._gate is not None
+        with self._lock:
+            while self._pending:
+                unit = self._pending[0]
+                if not self.queue.offer(unit, len(unit.offsets)):
+                    break
+                self._pending.popleft()
+            held = bool(self._pending)
+        if held or self.queue.is_overloaded():
+            self._gate.pause()
+        elif self._gate.paused and self.queue.drained():
+            self._gate.resume()
+
+    def _update_lag(self, consumer: Any) -> None:
+        highwaters: dict[TopicPartition, int | None] = {}
+        for tp in self.tracker.partitions():
+            with contextlib.suppress(KafkaError):
+                highwaters[tp] = consumer.highwater(tp)
+        self.lag.update(highwaters, self.tracker.positions())
+
+    def _commit(self, consumer: Any, *, force: bool) -> bool:
+        now = time.monotonic()
+        if not force and now - self._last_commit < self.kafka.commit_interval_s:
+            return True
+        self._last_commit = now
+        offsets = self.tracker.committable()
+        if not offsets:
+            return True
+        try:
+            consumer.commit({tp: _oam(off) for tp, off in offsets.items()})
+        except KafkaError as exc:
+            log.warning("offset commit failed (will retry): %s", exc)
+            self._set_failing("commit", exc)
+            self._retries.labels(stage="commit").inc()
+            return False
+        self.tracker.mark_committed(offsets)
+        self._commits.inc()
+        self._clear_failing("commit")
+        return True
+
+    def _shutdown(self, consumer: Any) -> None:
+        with self._lock:
+            self._pending.clear()  # never queued: uncommitted, re-delivered later
+        drained = self.queue.wait_until(
+            lambda: self.queue.in_flight == 0 or self._fatal is not None,
+            self.options.shutdown_timeout_s,
+        )
+        if not drained:
+            log.warning("shutdown: evaluator did not drain in time; re-delivery will follow")
+        self._abort.set()
+        for worker in self._workers:
+            worker.join(timeout=self.options.shutdown_timeout_s)
+        self._commit(consumer, force=True)
+        with contextlib.suppress(Exception):
+            consumer.close(autocommit=False)  # leaves the group
+        if self._dlq is not None:
+            with contextlib.suppress(Exception):
+                self._dlq.producer.close(timeout=5)
+
+    # -- rebalance (called by the Kafka client, possibly on its IO thread) ------------------
+
+    def _on_assigned(self, assigned: set[TopicPartition]) -> None:
+        self.tracker.assign(assigned)
+        self._joined.set()
+        log.info("assigned %s", sorted(assigned))
+
+    def _on_revoked(self, revoked: set[TopicPartition], *, commit: bool) -> None:
+        log.info("revoking %s (commit=%s)", sorted(revoked), commit)
+        with self._lock:
+            for unit in self._pending:
+                unit.cancelled = unit.cancelled or unit.tp in revoked
+            self._pending = deque(u for u in self._pending if not u.cancelled)
+
+        def mine(unit: _Unit) -> bool:
+            if unit.tp in revoked:
+                unit.cancelled = True
+                return True
+            return False
+
+        self.queue.remove(mine)
+        if commit:
+            # Let units being evaluated for these partitions finish, then commit them.
+            self.queue.wait_until(
+                lambda: not any(u.tp in revoked for u in self._active_units()),
+                self.options.revoke_timeout_s,
+            )
+            offsets = self.tracker.committable(revoked)
+            if offsets and self._consumer is not None:
+                try:
+                    # Non-blocking: this may run on the client's IO thread.
+                    self._consumer.commit_async({tp: _oam(o) for tp, o in offsets.items()})
+                    self.tracker.mark_committed(offsets)
+                except KafkaError as exc:
+                    log.warning("commit on revoke failed: %s", exc)
+        with self._lock:
+            for unit in self._active.values():
+                unit.cancelled = unit.cancelled or unit.tp in revoked
+        self.tracker.revoke(revoked)
+        if self._gate is not None:
+            self._gate.forget(revoked)
+        self.lag.forget(revoked)
+
+    # -- workers ----------------------------------------------------------------------------
+
+    def _start_workers(self) -> None:
+        for i in range(self.options.workers):
+            worker = threading.Thread(target=self._work, name=f"groundwatch-eval-{i}", daemon=True)
+            worker.start()
+            self._workers.append(worker)
+
+    def _active_units(self) -> list[_Unit]:
+        with self._lock:
+            return list(self._active.values())
+
+    def _work(self) -> None:
+        ident = threading.get_ident()
+        while not self._abort.is_set():
+            unit = self.queue.take(timeout=0.1)
+            if unit is None:
+                continue
+            with self._lock:
+                self._active[ident] = unit
+            try:
+                self._process(unit)
+            except _AbandonedError:
+                pass
+            except BaseException as exc:
+                log.exception("evaluator worker failed; stopping the consumer")
+                self._fatal = exc
+                self._stop.set()
+                self._abort.set()
+            finally:
+                with self._lock:
+                    self._active.pop(ident, None)
+                self.queue.task_done(len(unit.offsets))
+
+    def _process(self, unit: _Unit) -> None:
+        if unit.cancelled:
+            return
+        proc = self.processor
+        with self.spans.batch("groundwatch.sample", unit.parents, traces=len(unit.traces)):
+            sampled = self._retry(unit, "observe", lambda: proc.observe(unit.traces, SOURCE))
+        parent_of = dict(zip((t.trace_id for t in unit.traces), unit.parents, strict=True))
+        for chunk in _chunks(sampled, self.options.eval_batch):
+            parents = [parent_of.get(t.trace_id) for t in chunk]
+            with self.spans.batch("groundwatch.judge", parents, traces=len(chunk)):
+                records = proc.evaluate(chunk)
+            with self.spans.batch("groundwatch.record", parents, traces=len(chunk)):
+                self._retry(unit, "record", lambda c=chunk, r=records: proc.record(c, r))  # type: ignore[misc]
+        if not unit.cancelled:
+            self.tracker.done(unit.tp, unit.offsets)
+
+    def _retry(self, unit: _Unit, stage: str, fn: Callable[[], _T]) -> _T:
+        delay = self.options.backoff_initial_s
+        while True:
+            try:
+                result = fn()
+            except Exception as exc:
+                if not getattr(exc, "retriable", False):
+                    raise
+                self._set_failing(stage, exc)
+                self._retries.labels(stage=stage).inc()
+                if self._abort.wait(delay) or unit.cancelled:
+                    raise _AbandonedError from exc
+                delay = min(delay * 2, self.options.backoff_max_s)
+                continue
+            self._clear_failing(stage)
+            return result
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _set_failing(self, stage: str, exc: BaseException) -> None:
+        with self._lock:
+            first = stage not in self._failing
+            self._failing[stage] = f"{type(exc).__name__}: {exc}"[:300]
+        if first:
+            log.warning("%s failing, backing off and retrying: %s", stage, exc)
+
+    def _clear_failing(self, stage: str) -> None:
+        with self._lock:
+            if self._failing.pop(stage, None) is not None:
+                log.info("%s recovered", stage)
+
+    def _install_signals(self) -> Callable[[], None]:
+        if (
+            not self.options.handle_signals
+            or threading.current_thread() is not threading.main_thread()
+        ):
+            return lambda: None
+        previous = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+        for sig in previous:
+            signal.signal(sig, lambda *_: self.stop())
+
+        def restore() -> None:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+        return restore
+
+
+def _chunks(items: Sequence[_T], size: int) -> Iterator[Sequence[_T]]:
+    for i in range(0, len(items), max(1, size)):
+        yield items[i : i + size]
+
+
+def build_kafka_consumer(
+    settings: Settings,
+    processor: TraceProcessor,
+    registry: CollectorRegistry,
+    tracer_provider: TracerProvider | None = None,
+    *,
+    options: ConsumerOptions | None = None,
+) -> KafkaTraceConsumer:
+    """The consumer ``groundwatch serve`` runs when ``kafka.bootstrap_servers`` is set."""
+    if not settings.kafka.bootstrap_servers:
+        raise ValueError("kafka.bootstrap_servers is not set")
+    return KafkaTraceConsumer(
+        settings, processor, registry, tracer_provider=tracer_provider, options=options
+    )

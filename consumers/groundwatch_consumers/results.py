@@ -1,0 +1,100 @@
+"""Evaluation records to the results topic: one record per scored trace, key = trace_id.
+
+Usage::
+
+    sink = KafkaResultSink.from_settings(settings.kafka)     # or KafkaResultSink(producer, topic)
+    processor = TraceProcessor(..., sinks=[sink])
+    sink.write(records)      # durable (acknowledged by the broker) when it returns
+    sink.close()
+
+A failure raises :class:`ResultSinkUnavailableError`, a retriable
+:class:`~groundwatch.stores.StoreUnavailableError`: the consumer backs off and does not commit.
+Re-delivery can publish a record twice; consumers of the topic dedupe on the key.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from groundwatch.record import EvaluationRecord
+from groundwatch.settings import KafkaSettings
+from groundwatch.stores import StoreUnavailableError
+from kafka import KafkaProducer
+from kafka.errors import KafkaError
+
+from groundwatch_consumers.config import client_config
+
+__all__ = ["KafkaResultSink", "ResultSinkUnavailableError", "build_producer"]
+
+
+class ResultSinkUnavailableError(StoreUnavailableError):
+    """The results topic did not acknowledge. Retriable."""
+
+    retriable = True
+
+
+def build_producer(settings: KafkaSettings, *, suffix: str, **overrides: Any) -> KafkaProducer:
+    """A producer tuned for durability: acks from all in-sync replicas, bounded blocking."""
+    cfg: dict[str, Any] = {
+        "acks": "all",
+        "linger_ms": 5,
+        "retries": 5,
+        "max_block_ms": 10_000,
+        "request_timeout_ms": 10_000,
+        "delivery_timeout_ms": 30_000,
+        **client_config(settings, suffix=suffix),
+    }
+    cfg.update(overrides)
+    return KafkaProducer(**cfg)
+
+
+class KafkaResultSink:
+    """:class:`~groundwatch.stores.ResultSink` writing JSON records to a Kafka topic."""
+
+    def __init__(
+        self,
+        producer: Any,
+        topic: str,
+        *,
+        flush_timeout_s: float = 15.0,
+        owns_producer: bool = True,
+    ) -> None:
+        self.producer = producer
+        self.topic = topic
+        self.flush_timeout_s = flush_timeout_s
+        self._owns = owns_producer
+        # flush() waits for *all* sends of the producer; one writer at a time keeps each
+        # caller's durability claim about its own records.
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, settings: KafkaSettings, **producer_overrides: Any) -> KafkaResultSink:
+        if not settings.results_topic:
+            raise ValueError("kafka.results_topic is not set")
+        producer = build_producer(settings, suffix="-results", **producer_overrides)
+        return cls(producer, settings.results_topic)
+
+    def write(self, records: Sequence[EvaluationRecord]) -> None:
+        if not records:
+            return
+        with self._lock:
+            try:
+                futures = [
+                    self.producer.send(
+                        self.topic,
+                        value=record.model_dump_json().encode("utf-8"),
+                        key=record.trace_id.encode("utf-8"),
+                    )
+                    for record in records
+                ]
+                self.producer.flush(timeout=self.flush_timeout_s)
+                for future in futures:
+                    future.get(timeout=0)
+            except KafkaError as exc:
+                raise ResultSinkUnavailableError(f"results topic {self.topic}: {exc}") from exc
+
+    def close(self) -> None:
+        if self._owns:
+            self.producer.close(timeout=5)

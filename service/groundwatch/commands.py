@@ -1,0 +1,79 @@
+"""Implementations of the long-running and operational CLI commands."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+from typing import Any
+
+from groundwatch.settings import Settings
+
+__all__ = ["baseline", "produce_sample", "serve", "serve_app"]
+
+log = logging.getLogger(__name__)
+
+
+def _warn_startup(settings: Settings) -> None:
+    from groundwatch import security
+
+    for line in security.startup_warnings(settings):
+        log.warning("%s", line)
+
+
+def serve_app(app: Any, host: str, port: int) -> Any:
+    """A uvicorn server for ``app`` (not yet started); SIGTERM/SIGINT stop it gracefully."""
+    import uvicorn
+
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
+    return uvicorn.Server(config)
+
+
+def serve(settings: Settings, host: str | None = None, port: int | None = None) -> int:
+    from groundwatch.app import create_app
+
+    host = host or settings.api.host
+    port = port or settings.api.port
+    _warn_startup(settings)
+    app = create_app(settings)
+    mode = "kafka consumer + HTTP" if settings.kafka.bootstrap_servers else "HTTP sidecar"
+    log.info("groundwatch serving on http://%s:%d (%s)", host, port, mode)
+    serve_app(app, host, port).run()  # uvicorn handles SIGTERM/SIGINT: drains, then lifespan stop
+    return 0
+
+
+def baseline(settings: Settings, action: str) -> int:
+    from groundwatch import baseline as baseline_mod
+    from groundwatch.runtime import _build_stores
+
+    windows, _, _ = _build_stores(settings)
+    if action == "pin":
+        info = baseline_mod.pin_baseline(windows, settings)
+    elif action == "clear":
+        info = baseline_mod.clear_baseline(windows, settings)
+    else:
+        info = baseline_mod.show_baseline(windows, settings)
+    print(info)
+    return 0
+
+
+def produce_sample(
+    settings: Settings, *, n: int, bootstrap: str | None = None, topic: str | None = None
+) -> int:
+    servers = bootstrap or settings.kafka.bootstrap_servers
+    if not servers:
+        print(
+            "groundwatch produce-sample: set --bootstrap or GROUNDWATCH_KAFKA__BOOTSTRAP_SERVERS",
+            file=sys.stderr,
+        )
+        return 2
+    from groundwatch_consumers.samples import produce_samples
+
+    sent = produce_samples(servers, topic or settings.kafka.topic, n)
+    print(f"sent {sent} sample traces to {topic or settings.kafka.topic}", file=sys.stderr)
+    return 0
+
+
+def install_signal_handlers(stop: Any) -> None:
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop())

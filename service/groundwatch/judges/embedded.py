@@ -1,0 +1,494 @@
+"""The embedded judge: CPU, offline, sentence embeddings plus explicit agreement checks.
+
+Usage::
+
+    judge = EmbeddedJudge(build_embedder(settings.embedding))
+    judge.load()
+    [judgement] = judge.judge_batch([trace])
+
+Per trace: the answer is split into claims (:mod:`groundwatch.judges.claims`); every passage
+sentence, claim, the question and the answer are embedded in ONE call per batch (the embedder
+caches by content hash, so recurring passages cost nothing). Each claim is aligned to passage
+sentences by IDF-weighted content-word coverage and cosine similarity; the best candidates are
+compared slot by slot (:mod:`groundwatch.judges.slots`). Verdicts:
+
+* ``supported``: the claim's words are covered by a passage (or it is a close paraphrase of one
+  of its sentences) and no slot disagrees; every number, date and year the claim states is there;
+* ``contradicted``: a sentence clearly about the same thing (high alignment) disagrees on a slot
+  (number, date, negation, modality, comparative, or an entity swapped in place);
+* ``not_found``: anything else. A value taken from a passage about another country, tier or year
+  is not supported, because the claim's qualifiers must be present in the evidence's passage.
+
+``score`` is the judge's confidence in the verdict it gives.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+import numpy.typing as npt
+from groundwatch.contract import RagTrace
+from groundwatch.embedding import Embedder
+from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
+from groundwatch.judges.claims import (
+    content_words,
+    extract_claims,
+    is_terse,
+    split_sentences,
+    terse_claim_parts,
+)
+from groundwatch.judges.refusal import REFUSAL_EXEMPLARS, RefusalDetector
+from groundwatch.judges.slots import Slots, compare_slots, parse_slots
+from groundwatch.record import Evidence
+
+__all__ = [
+    "DEFAULT_RELEVANCE_THRESHOLD",
+    "DEFAULT_SUPPORT_THRESHOLD",
+    "RULES_VERSION",
+    "EmbeddedJudge",
+]
+
+RULES_VERSION = "r1"
+#: Passage relevance threshold, calibrated with ``benchmarks/accuracy.py --calibrate`` (own
+#: passage vs another trace's passage on the HaluEval dev set, balanced accuracy 0.99).
+DEFAULT_RELEVANCE_THRESHOLD = 0.35
+#: Support strength (coverage, raised by paraphrase similarity) above which a claim is supported.
+DEFAULT_SUPPORT_THRESHOLD = 0.80
+#: A sentence is "clearly about the same thing" above this cosine / coverage (contradictions).
+_CONTRA_COS = 0.55
+_CONTRA_COVERAGE = 0.70
+_CANDIDATES = 5
+
+Vectors = npt.NDArray[np.float32]
+
+
+@dataclass
+class _Passage:
+    index: int
+    id: str | None
+    sentences: list[int]  # indexes into _Prepared.sentences
+    words: frozenset[str]
+    slots: Slots
+
+
+@dataclass
+class _Sentence:
+    ctx: int
+    position: int
+    text: str
+    words: frozenset[str]
+
+
+@dataclass
+class _Prepared:
+    trace: RagTrace
+    passages: list[_Passage]
+    sentences: list[_Sentence]
+    claims: list[str]
+    answer_sentences: list[str]
+    citation_claims: list[list[str]]
+    df: dict[str, int]
+
+
+def _clip(x: float) -> float:
+    if math.isnan(x):
+        return 0.0
+    return min(1.0, max(0.0, x))
+
+
+class EmbeddedJudge:
+    """Faithfulness, relevance and refusal judge on sentence embeddings and slot checks (CPU).
+
+    Usage: ``EmbeddedJudge(build_embedder(settings.embedding)).judge_batch(traces)``.
+    """
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        relevance_threshold: float | None = None,
+        support_threshold: float | None = None,
+    ):
+        self._embedder = embedder
+        self.relevance_threshold = (
+            DEFAULT_RELEVANCE_THRESHOLD if relevance_threshold is None else relevance_threshold
+        )
+        self.support_threshold = (
+            DEFAULT_SUPPORT_THRESHOLD if support_threshold is None else support_threshold
+        )
+        self._refusals = RefusalDetector()
+        self._loaded = False
+        self._closed = False
+
+    # ------------------------------------------------------------------ Judge protocol
+    @property
+    def version(self) -> str:
+        return (
+            f"embedded/{self._embedder.name}/rel{self.relevance_threshold:.2f}"
+            f"/sup{self.support_threshold:.2f}/{RULES_VERSION}"
+        )
+
+    @property
+    def backend(self) -> str:
+        return "embedded"
+
+    def load(self) -> None:
+        # The embedder is constructed (and loaded) by the caller; warm the exemplar cache.
+        if not self._loaded:
+            self._embedder.embed(list(REFUSAL_EXEMPLARS))
+            self._loaded = True
+
+    def ready(self) -> bool:
+        return not self._closed
+
+    def close(self) -> None:
+        self._closed = True
+
+    def judge_batch(self, traces: Sequence[RagTrace]) -> list[TraceJudgement | JudgeError]:
+        prepared: list[_Prepared | JudgeError] = []
+        texts: dict[str, int] = {}
+
+        def want(text: str) -> None:
+            if text not in texts:
+                texts[text] = len(texts)
+
+        for ex in REFUSAL_EXEMPLARS:
+            want(ex)
+        for trace in traces:
+            try:
+                prep = self._prepare(trace)
+            except Exception as exc:  # one bad trace must not sink the batch
+                prepared.append(JudgeError("internal_error", f"prepare: {type(exc).__name__}"))
+                continue
+            prepared.append(prep)
+            want(trace.question)
+            if trace.answer and trace.answer.strip():
+                want(trace.answer.strip())
+            for s in prep.sentences:
+                want(s.text)
+            for c in prep.claims:
+                want(c)
+            for s in prep.answer_sentences:
+                want(s)
+            for cc in prep.citation_claims:
+                for c in cc:
+                    want(c)
+            parts = [terse_claim_parts(c) for c in prep.claims]
+            for p in parts:
+                if p is not None:
+                    want(p[1])
+        try:
+            matrix = self._embedder.embed(list(texts))
+        except Exception as exc:
+            raise JudgeError("judge_error", f"embedding failed: {type(exc).__name__}") from exc
+        exemplars = matrix[[texts[e] for e in REFUSAL_EXEMPLARS]]
+        results: list[TraceJudgement | JudgeError] = []
+        for prep in prepared:
+            if isinstance(prep, JudgeError):
+                results.append(prep)
+                continue
+            try:
+                results.append(self._judge(prep, matrix, texts, exemplars))
+            except Exception as exc:
+                results.append(JudgeError("internal_error", f"judge: {type(exc).__name__}"))
+        return results
+
+    # ------------------------------------------------------------------ preparation
+    def _prepare(self, trace: RagTrace) -> _Prepared:
+        passages: list[_Passage] = []
+        sentences: list[_Sentence] = []
+        df: dict[str, int] = {}
+        for i, ctx in enumerate(trace.contexts):
+            idxs: list[int] = []
+            for pos, sent in enumerate(split_sentences(ctx.text)):
+                words = frozenset(content_words(sent))
+                for w in words:
+                    df[w] = df.get(w, 0) + 1
+                idxs.append(len(sentences))
+                sentences.append(_Sentence(i, pos, sent, words))
+            passages.append(
+                _Passage(
+                    i,
+                    ctx.id,
+                    idxs,
+                    frozenset(content_words(ctx.text)),
+                    parse_slots(ctx.text),
+                )
+            )
+        answer = (trace.answer or "").strip()
+        claims = extract_claims(trace.question, answer) if answer else []
+        citation_claims = [
+            extract_claims(trace.question, c.sentence) for c in (trace.citations or [])
+        ]
+        return _Prepared(
+            trace=trace,
+            passages=passages,
+            sentences=sentences,
+            claims=claims,
+            answer_sentences=split_sentences(answer) if answer else [],
+            citation_claims=citation_claims,
+            df=df,
+        )
+
+    # ------------------------------------------------------------------ judging
+    def _judge(
+        self, prep: _Prepared, matrix: Vectors, rows: dict[str, int], exemplars: Vectors
+    ) -> TraceJudgement:
+        trace = prep.trace
+        sent_vecs = (
+            matrix[[rows[s.text] for s in prep.sentences]]
+            if prep.sentences
+            else np.zeros((0, matrix.shape[1]), dtype=np.float32)
+        )
+        q_vec = matrix[rows[trace.question]]
+        relevance = self._relevance(prep, q_vec, sent_vecs)
+        claims = [
+            self._judge_claim(c, matrix[rows[c]], prep, sent_vecs, matrix, rows, None)
+            for c in prep.claims
+        ]
+        answer = (trace.answer or "").strip()
+        refusal = False
+        if prep.answer_sentences:
+            vecs = matrix[[rows[s] for s in prep.answer_sentences]]
+            refusal = self._refusals.is_refusal(
+                prep.answer_sentences, vecs, exemplars, claims_left=len(claims)
+            )
+        answer_relevance = None
+        if answer and not refusal:
+            answer_relevance = self._answer_relevance(answer, q_vec, matrix, rows)
+        citation_supported = self._citations(prep, sent_vecs, matrix, rows)
+        tokens = self._embedder.count_tokens([c.text for c in trace.contexts])
+        return TraceJudgement(
+            claims=claims,
+            context_relevance=relevance,
+            relevance_threshold=self.relevance_threshold,
+            answer_relevance=answer_relevance,
+            refusal=refusal,
+            context_tokens=int(sum(tokens)),
+            citation_supported=citation_supported,
+        )
+
+    def _weights(self, words: Sequence[str], prep: _Prepared) -> list[float]:
+        n = max(1, len(prep.sentences))
+        return [math.log(1.0 + (n + 1) / (prep.df.get(w, 0) + 0.5)) for w in words]
+
+    def _relevance(self, prep: _Prepared, q_vec: Vectors, sent_vecs: Vectors) -> list[float]:
+        q_words = list(dict.fromkeys(content_words(prep.trace.question)))
+        weights = self._weights(q_words, prep)
+        total = sum(weights) or 1.0
+        sims = sent_vecs @ q_vec if len(sent_vecs) else np.zeros(0, dtype=np.float32)
+        out: list[float] = []
+        for p in prep.passages:
+            cos = float(sims[p.sentences].max()) if p.sentences else 0.0
+            lex = sum(w for word, w in zip(q_words, weights, strict=True) if word in p.words)
+            out.append(_clip(0.6 * _clip(cos) + 0.4 * lex / total))
+        return out
+
+    def _answer_relevance(
+        self, answer: str, q_vec: Vectors, matrix: Vectors, rows: dict[str, int]
+    ) -> float:
+        cos = float(matrix[rows[answer]] @ q_vec)
+        if is_terse(answer):
+            # A phrase rarely resembles its question; judge it as an answer of the right shape.
+            return _clip(0.6 + 0.4 * _clip(cos / 0.5))
+        return _clip((cos - 0.1) / 0.55)
+
+    def _citations(
+        self, prep: _Prepared, sent_vecs: Vectors, matrix: Vectors, rows: dict[str, int]
+    ) -> list[bool] | None:
+        citations = prep.trace.citations
+        if not citations:
+            return None
+        by_id = {p.id: p.index for p in prep.passages if p.id is not None}
+        out: list[bool] = []
+        for citation, claims in zip(citations, prep.citation_claims, strict=True):
+            allowed: set[int] = set()
+            for cid in citation.context_ids:
+                if cid in by_id:
+                    allowed.add(by_id[cid])
+                elif cid.isdigit() and int(cid) < len(prep.passages):
+                    allowed.add(int(cid))
+            if not claims:
+                continue
+            if not allowed:
+                out.append(False)
+                continue
+            verdicts = [
+                self._judge_claim(c, matrix[rows[c]], prep, sent_vecs, matrix, rows, allowed)
+                for c in claims
+            ]
+            out.append(all(v.verdict == "supported" for v in verdicts))
+        return out or None
+
+    # ------------------------------------------------------------------ one claim
+    def _judge_claim(
+        self,
+        claim: str,
+        claim_vec: Vectors,
+        prep: _Prepared,
+        sent_vecs: Vectors,
+        matrix: Vectors,
+        rows: dict[str, int],
+        allowed: set[int] | None,
+    ) -> ClaimJudgement:
+        cands = [i for i, s in enumerate(prep.sentences) if allowed is None or s.ctx in allowed]
+        if not cands:
+            return ClaimJudgement(claim, "not_found", 1.0, None, "no passage to check against")
+        target = _ClaimTarget.build(claim, prep.trace.question)
+        weights = dict(zip(target.key, self._weights(target.key, prep), strict=True))
+        total = sum(weights.values()) or 1.0
+        cos = sent_vecs[cands] @ claim_vec
+        scored: list[tuple[float, int, float, float]] = []  # align, sentence, cos, coverage
+        for j, i in enumerate(cands):
+            sent = prep.sentences[i]
+            cov = sum(w for word, w in weights.items() if _fuzzy_in(word, sent.words)) / total
+            c = float(cos[j])
+            scored.append((0.5 * c + 0.5 * cov, i, c, cov))
+        scored.sort(reverse=True)
+        best_strength = 0.0
+        contradiction: tuple[float, int, str] | None = None
+        qualifier_note: str | None = None
+        for align, i, c, sent_cov in scored[:_CANDIDATES]:
+            sent = prep.sentences[i]
+            passage = prep.passages[sent.ctx]
+            check = compare_slots(target.slots, parse_slots(sent.text), sent.text, passage.slots)
+            if check.missing:
+                wide = compare_slots(target.slots, passage.slots, None, None)
+                if not wide.conflicts and not wide.missing:
+                    check.missing = []
+            covered = [w for w in target.key if _fuzzy_in(w, passage.words)]
+            hard_missing = [w for w in target.hard if w not in covered]
+            soft = sum(weights[w] for w in covered) / total
+            rescue = _clip((c - 0.6) / 0.25) if not hard_missing else 0.0
+            strength = soft + (1.0 - soft) * rescue
+            slots_ok = not (check.conflicts or check.qualifier_conflicts or check.missing)
+            if slots_ok and not hard_missing:
+                best_strength = max(best_strength, strength)
+                if strength >= self.support_threshold:
+                    return ClaimJudgement(
+                        claim, "supported", _clip(strength), _evidence(prep, i), None
+                    )
+            about_same = (c >= _CONTRA_COS and sent_cov >= 0.5) or sent_cov >= _CONTRA_COVERAGE
+            if check.conflicts and about_same and not hard_missing and contradiction is None:
+                contradiction = (align, i, check.conflicts[0])
+            elif check.qualifier_conflicts and qualifier_note is None:
+                qualifier_note = (
+                    "evidence is about another qualifier: " + (check.qualifier_conflicts[0])
+                )
+            if (
+                contradiction is None
+                and hard_missing
+                and not check.conflicts
+                and c >= 0.6
+                and soft >= 0.5
+            ):
+                swap = _entity_swap(target, hard_missing, sent.text, prep.trace.question, weights)
+                if swap is not None and sent_cov >= _CONTRA_COVERAGE * 0.8:
+                    contradiction = (align, i, swap)
+        if contradiction is not None:
+            align, i, reason = contradiction
+            return ClaimJudgement(
+                claim, "contradicted", _clip(0.5 + 0.5 * align), _evidence(prep, i), reason
+            )
+        align, i, c, _ = scored[0]
+        reason = qualifier_note or _missing_reason(target, prep.passages[prep.sentences[i].ctx])
+        return ClaimJudgement(
+            claim,
+            "not_found",
+            _clip(1.0 - best_strength),
+            _evidence(prep, i) if align >= 0.3 else None,
+            reason,
+        )
+
+
+@dataclass
+class _ClaimTarget:
+    """What must be found for a claim: key words, hard (entity) words and slots."""
+
+    key: list[str]
+    hard: set[str]
+    slots: Slots
+    entities: tuple[str, ...]
+
+    @staticmethod
+    def build(claim: str, question: str) -> _ClaimTarget:
+        parts = terse_claim_parts(claim)
+        asserted = parts[1] if parts is not None else claim
+        slots = parse_slots(asserted)
+        if parts is not None:
+            # "Is X prorated? No." -> the polarity comes from question and answer together.
+            slots = replace(slots, negated=parse_slots(claim).negated)
+        slot_words: set[str] = set()
+        for q in slots.quantities:
+            slot_words.update(content_words(q.text))
+        slot_words.update(str(y) for y in slots.years)
+        for _, mon, day in slots.dates:
+            slot_words.update(str(x) for x in (mon, day) if x is not None)
+        slot_words.update(content_words(" ".join(_DATE_WORDS.findall(asserted))))
+        key = [w for w in dict.fromkeys(content_words(asserted)) if w not in slot_words]
+        if parts is not None and not key and not slots.quantities and not slots.years:
+            # "Yes" / "No": the question's own words carry the claim.
+            key = [w for w in dict.fromkeys(content_words(parts[0])) if w not in slot_words]
+        hard: set[str] = set()
+        first = asserted.split(" ", 1)[0] if asserted else ""
+        for ent in slots.entities:
+            if ent == first.strip(",.") and " " not in ent:
+                continue  # a sentence-initial word is not necessarily a name
+            hard.update(w for w in content_words(ent) if w in key)
+        return _ClaimTarget(key=key, hard=hard, slots=slots, entities=slots.entities)
+
+
+_DATE_WORDS = re.compile(
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|march|april|june|july|aug(?:ust)?|sept?(?:ember)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b",
+    re.I,
+)
+
+
+def _fuzzy_in(word: str, words: frozenset[str]) -> bool:
+    if word in words:
+        return True
+    if len(word) < 5:
+        return False
+    head = word[:5]
+    return any(x.startswith(head) and abs(len(x) - len(word)) <= 3 for x in words)
+
+
+def _evidence(prep: _Prepared, sentence: int) -> Evidence:
+    s = prep.sentences[sentence]
+    return Evidence(context_index=s.ctx, context_id=prep.passages[s.ctx].id, text=s.text)
+
+
+def _entity_swap(
+    target: _ClaimTarget,
+    hard_missing: list[str],
+    evidence: str,
+    question: str,
+    weights: dict[str, float],
+) -> str | None:
+    """The claim names X where a sentence about the same thing names Y instead."""
+    missing = set(hard_missing)
+    claim_ents = [e for e in target.entities if set(content_words(e)) & missing]
+    if not claim_ents:
+        return None
+    known = set(target.key) | set(content_words(question))
+    others = [
+        e
+        for e in parse_slots(evidence).entities
+        if " " in e or not evidence.startswith(e)
+        if not set(content_words(e)) & known
+    ]
+    if not others:
+        return None
+    _ = weights
+    return f"entity mismatch: {claim_ents[0]} vs {others[0]}"
+
+
+def _missing_reason(target: _ClaimTarget, passage: _Passage) -> str:
+    missing = [w for w in target.key if not _fuzzy_in(w, passage.words)]
+    if missing:
+        return "not in the passages: " + ", ".join(missing[:4])
+    return "no passage sentence supports the claim"

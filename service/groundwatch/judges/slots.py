@@ -1,0 +1,564 @@
+"""Slot agreement: does an evidence sentence agree with a claim on what the claim asserts?
+
+Usage::
+
+    check = compare_slots(parse_slots("The refund window is 14 days."),
+                          parse_slots("Refunds are accepted within two weeks."))
+    check.conflicts   # [] -> numbers agree (14 days == two weeks)
+
+Slots are numbers with units (percentages, currencies, ranges, written-out numbers, durations,
+lengths, masses, data sizes), years and dates, named entities (capitalised spans), negation,
+modality (may / must) and comparatives (more / less, before / after, ...). Cosine similarity
+cannot see any of these, so they are checked here, explicitly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from groundwatch.judges.claims import STOPWORDS, content_words, stem
+
+__all__ = [
+    "Quantity",
+    "SlotCheck",
+    "Slots",
+    "compare_slots",
+    "parse_slots",
+    "polarity_negated",
+]
+
+_SMALL = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
+    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+    "ninety": 90, "hundred": 100, "dozen": 12, "half": 0.5, "single": 1, "twice": 2,
+    "double": 2, "triple": 3,
+}  # fmt: skip
+_SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9,
+          "bn": 1e9, "b": 1e9, "trillion": 1e12, "hundred": 1e2}  # fmt: skip
+# unit -> (kind, factor to the kind's base unit)
+_UNITS: dict[str, tuple[str, float]] = {
+    "%": ("percent", 1), "percent": ("percent", 1), "per cent": ("percent", 1),
+    "percentage points": ("percent", 1), "pp": ("percent", 1),
+    "second": ("time", 1 / 86400), "minute": ("time", 1 / 1440), "min": ("time", 1 / 1440),
+    "hour": ("time", 1 / 24), "hr": ("time", 1 / 24), "day": ("time", 1), "week": ("time", 7),
+    "fortnight": ("time", 14), "month": ("time", 30.44), "year": ("time", 365.25),
+    "business day": ("bday", 1), "working day": ("bday", 1),
+    "mm": ("length", 0.001), "cm": ("length", 0.01), "m": ("length", 1), "meter": ("length", 1),
+    "metre": ("length", 1), "km": ("length", 1000), "kilometer": ("length", 1000),
+    "kilometre": ("length", 1000), "mile": ("length", 1609.34), "mi": ("length", 1609.34),
+    "ft": ("length", 0.3048), "foot": ("length", 0.3048), "feet": ("length", 0.3048),
+    "inch": ("length", 0.0254), "yard": ("length", 0.9144),
+    "mg": ("mass", 1e-6), "g": ("mass", 1e-3), "gram": ("mass", 1e-3), "kg": ("mass", 1),
+    "kilogram": ("mass", 1), "lb": ("mass", 0.4536), "pound": ("mass", 0.4536),
+    "tonne": ("mass", 1000), "ton": ("mass", 1000), "mcg": ("mass", 1e-9), "µg": ("mass", 1e-9),
+    "ml": ("volume", 0.001), "l": ("volume", 1), "liter": ("volume", 1), "litre": ("volume", 1),
+    "kb": ("data", 1e-3), "mb": ("data", 1), "gb": ("data", 1e3), "tb": ("data", 1e6),
+    "°c": ("celsius", 1), "°f": ("fahrenheit", 1), "degree": ("degree", 1),
+    "sq mi": ("area_mi", 1), "km2": ("area_km", 1), "acre": ("acre", 1), "hectare": ("ha", 1),
+}  # fmt: skip
+_CURRENCY = {"$": "usd", "us$": "usd", "usd": "usd", "dollar": "usd", "€": "eur", "eur": "eur",
+             "euro": "eur", "£": "gbp", "gbp": "gbp", "¥": "jpy", "jpy": "jpy", "yen": "jpy",
+             "inr": "inr", "₹": "inr", "rupee": "inr", "cad": "cad", "aud": "aud", "chf": "chf"}  # fmt: skip
+_MONTHS = {
+    m: i + 1
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ]
+    )
+}
+_MONTHS.update({k[:3]: v for k, v in list(_MONTHS.items())})
+_MONTHS["sept"] = 9
+
+_UNIT_ALT = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
+_NUMWORD = "|".join(sorted(_SMALL, key=len, reverse=True))
+_NUM = (
+    r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+|"
+    rf"(?:{_NUMWORD})(?:[\s-](?:{_NUMWORD}))?)"
+)
+_QUANTITY = re.compile(
+    rf"(?<![\w.])(?P<cur>US\$|[$€£¥₹]|(?:USD|EUR|GBP|INR|CAD|AUD|CHF)\s?)?"
+    rf"(?P<a>{_NUM})"
+    rf"(?:\s?(?:-|–|—|to|and)\s?(?:US\$|[$€£¥₹])?(?P<b>{_NUM}))?"
+    rf"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn|k|m|b)\b)?"
+    rf"(?:\s?(?P<unit>{_UNIT_ALT})(?:e?s)?(?![a-z]))?"
+    rf"(?:\s(?P<cur2>dollars?|euros?|pounds sterling|yen|rupees?|usd|eur|gbp)\b)?"
+    rf"(?:\s(?P<noun>[a-z][a-z\-]{{2,}}))?",
+    re.I,
+)
+_DATE_MDY = re.compile(
+    r"\b(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(?P<day>\d{1,2})"
+    r"(?:st|nd|rd|th)?(?:,?\s+(?P<year>\d{4}))?\b",
+    re.I,
+)
+_DATE_DMY = re.compile(
+    r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|"
+    r"apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|"
+    r"dec(?:ember)?)\b\.?(?:,?\s+(?P<year>\d{4}))?",
+    re.I,
+)
+_DATE_MY = re.compile(
+    r"\b(?P<mon>january|february|march|april|june|july|august|september|october|november|"
+    r"december)\s+(?P<year>\d{4})\b",
+    re.I,
+)
+_DATE_ISO = re.compile(r"\b(?P<year>\d{4})-(?P<mon>\d{2})-(?P<day>\d{2})\b")
+_YEAR = re.compile(r"(?<![\w$€£.,])(?P<y>1[0-9]{3}|20[0-9]{2}|21[0-9]{2})(?:s\b)?(?![\w%.,]\d)")
+_DECADE = re.compile(r"\b(?P<y>1[0-9]{2}0|20[0-9]0)s\b")
+_ENTITY = re.compile(
+    r"(?:[A-Z][\w'’.\-]*[\w]|[A-Z])(?:\s+(?:of|de|du|la|van|von|the|and|&)?\s*[A-Z][\w'’.\-]*[\w])*"
+)
+_NEGATORS = frozenset(
+    [
+        "not",
+        "no",
+        "never",
+        "none",
+        "nobody",
+        "nothing",
+        "neither",
+        "nor",
+        "without",
+        "cannot",
+        "can't",
+        "won't",
+        "don't",
+        "doesn't",
+        "didn't",
+        "isn't",
+        "aren't",
+        "wasn't",
+        "weren't",
+        "hasn't",
+        "haven't",
+        "hadn't",
+        "shouldn't",
+        "wouldn't",
+        "couldn't",
+        "mustn't",
+        "needn't",
+    ]
+)
+_PERMISSIVE = frozenset(
+    [
+        "may",
+        "can",
+        "might",
+        "could",
+        "optional",
+        "optionally",
+        "allowed",
+        "permitted",
+        "can't",
+        "cannot",
+    ]
+)
+_OBLIGATORY = frozenset(
+    ["must", "required", "mandatory", "shall", "obligatory", "needs", "need", "have", "has", "to"]
+)
+_OPPOSITES: list[tuple[frozenset[str], frozenset[str]]] = [
+    (frozenset({"more", "greater", "higher", "larger", "bigger", "increase", "increased",
+                "increases", "rise", "rose", "raised", "gain", "exceed", "exceeds", "above",
+                "over", "plus", "longer", "faster", "older", "heavier", "stronger"}),
+     frozenset({"less", "fewer", "lower", "smaller", "decrease", "decreased", "decreases",
+                "reduce", "reduced", "reduces", "fall", "fell", "drop", "dropped", "loss",
+                "below", "under", "minus", "shorter", "slower", "younger", "lighter",
+                "weaker"})),
+    (frozenset({"before", "earlier", "prior", "preceded", "precedes"}),
+     frozenset({"after", "later", "following", "followed", "subsequent"})),
+    (frozenset({"maximum", "max", "most", "up"}), frozenset({"minimum", "min", "least"})),
+    (frozenset({"first", "earliest"}), frozenset({"last", "latest", "final"})),
+    (frozenset({"north", "northern"}), frozenset({"south", "southern"})),
+    (frozenset({"east", "eastern"}), frozenset({"west", "western"})),
+    (frozenset({"include", "includes", "included", "including"}),
+     frozenset({"exclude", "excludes", "excluded", "excluding"})),
+    (frozenset({"allow", "allows", "allowed", "permit", "permits", "permitted"}),
+     frozenset({"prohibit", "prohibits", "prohibited", "forbid", "forbids", "forbidden",
+                "ban", "bans", "banned", "disallowed"})),
+    (frozenset({"accept", "accepts", "accepted", "approve", "approved"}),
+     frozenset({"reject", "rejects", "rejected", "deny", "denied", "decline", "declined"})),
+    (frozenset({"open", "opened", "opens"}), frozenset({"closed", "close", "closes"})),
+    (frozenset({"win", "won", "wins", "victory"}), frozenset({"lose", "lost", "loses", "defeat", "defeated"})),
+    (frozenset({"paid"}), frozenset({"free", "unpaid"})),
+    (frozenset({"always"}), frozenset({"never", "sometimes", "occasionally"})),
+    (frozenset({"enabled", "on"}), frozenset({"disabled", "off"})),
+    (frozenset({"daily"}), frozenset({"weekly", "monthly", "annually", "yearly"})),
+    (frozenset({"weekly"}), frozenset({"daily", "monthly", "annually", "yearly"})),
+    (frozenset({"monthly"}), frozenset({"daily", "weekly", "annually", "yearly", "quarterly"})),
+    (frozenset({"annually", "yearly", "annual"}), frozenset({"monthly", "weekly", "daily", "quarterly"})),
+]  # fmt: skip
+_CLAUSE = re.compile(
+    r"\s*(?:;|,\s*(?:but|while|whereas|although|though|however|and)\b|\bbut\b|\bwhereas\b|\bwhile\b|\bhowever\b|\bunlike\b|\bexcept\b)\s*",
+    re.I,
+)
+_SENTENCE_START_COMMON = STOPWORDS | frozenset(
+    [
+        "yes",
+        "no",
+        "please",
+        "note",
+        "however",
+        "also",
+        "in",
+        "on",
+        "at",
+        "for",
+        "from",
+        "after",
+        "before",
+        "during",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number with its unit kind: ``value`` (low end) and ``high`` (same unless a range)."""
+
+    value: float
+    high: float
+    kind: str
+    text: str
+
+    def overlaps(self, other: Quantity) -> bool:
+        lo, hi = self.value, self.high
+        olo, ohi = other.value, other.high
+        tol = max(abs(hi), abs(ohi), 1e-9) * 0.02
+        if self.kind == "time" or other.kind == "time":
+            tol = max(hi, ohi) * 0.04  # months are 28-31 days
+        return lo <= ohi + tol and olo <= hi + tol and _same_shape(self, other, tol)
+
+
+def _same_shape(a: Quantity, b: Quantity, tol: float) -> bool:
+    # A point inside a range agrees; two ranges must coincide.
+    a_range = a.high - a.value > tol
+    b_range = b.high - b.value > tol
+    if a_range and b_range:
+        return abs(a.value - b.value) <= tol and abs(a.high - b.high) <= tol
+    return True
+
+
+@dataclass(frozen=True)
+class Slots:
+    """Everything the agreement checks look at in one text."""
+
+    quantities: tuple[Quantity, ...]
+    years: frozenset[int]
+    dates: tuple[tuple[int | None, int, int | None], ...]  # (year, month, day)
+    entities: tuple[str, ...]
+    negated: bool
+    modality: str | None
+    opposites: tuple[tuple[int, int], ...]  # (pair index, side)
+    words: frozenset[str]
+
+
+@dataclass
+class SlotCheck:
+    """Result of comparing a claim's slots with an evidence text."""
+
+    conflicts: list[str] = field(default_factory=list)
+    qualifier_conflicts: list[str] = field(default_factory=list)
+    matched: int = 0
+    missing: list[str] = field(default_factory=list)
+
+
+def _to_number(text: str) -> float | None:
+    t = text.lower().replace(",", "").strip()
+    try:
+        return float(t)
+    except ValueError:
+        pass
+    parts = re.split(r"[\s-]+", t)
+    if not parts or any(p not in _SMALL for p in parts):
+        return None
+    total = 0.0
+    for p in parts:
+        v = _SMALL[p]
+        total = total * v if p == "hundred" and total else total + v
+    return total
+
+
+def _unit(raw: str | None) -> tuple[str, float] | None:
+    if not raw:
+        return None
+    u = raw.lower()
+    if u in _UNITS:
+        return _UNITS[u]
+    if u.endswith("s") and u[:-1] in _UNITS:
+        return _UNITS[u[:-1]]
+    return None
+
+
+@lru_cache(maxsize=65536)
+def _parse_quantities(
+    text: str,
+) -> tuple[tuple[Quantity, ...], frozenset[int], tuple[tuple[int | None, int, int | None], ...]]:
+    dates: list[tuple[int | None, int, int | None]] = []
+    masked = text
+    for rx in (_DATE_ISO, _DATE_MDY, _DATE_DMY, _DATE_MY):
+        for m in rx.finditer(masked):
+            mon_raw = m.group("mon").lower().rstrip(".")
+            mon = (
+                int(mon_raw)
+                if mon_raw.isdigit()
+                else _MONTHS.get(mon_raw[:4] if mon_raw.startswith("sept") else mon_raw[:3])
+            )
+            if mon is None or not 1 <= mon <= 12:
+                continue
+            year = m.group("year")
+            day = m.groupdict().get("day")
+            if mon_raw == "may" and day is None:
+                continue
+            dates.append((int(year) if year else None, mon, int(day) if day else None))
+            keep_year = f" {year} " if year else " "
+            masked = (
+                masked[: m.start()]
+                + " " * (m.end() - m.start() - len(keep_year))
+                + keep_year
+                + masked[m.end() :]
+            )
+    years: set[int] = set()
+    for m in _DECADE.finditer(masked):
+        years.update(range(int(m.group("y")), int(m.group("y")) + 10))
+    for m in re.finditer(
+        r"(?<![\w$€£])(1[0-9]{3}|20[0-9]{2})\s?(?:-|–|to)\s?(1[0-9]{3}|20[0-9]{2}|[0-9]{2})\b",
+        masked,
+    ):
+        a, b = int(m.group(1)), m.group(2)
+        bi = int(b) if len(b) == 4 else (a // 100) * 100 + int(b)
+        if a < bi <= a + 200:
+            years.update({a, bi})
+            masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
+    for m in _YEAR.finditer(masked):
+        tail = masked[m.end() : m.end() + 12].lower()
+        if _unit(tail.strip().split(" ")[0].strip(".,;")) or tail.lstrip().startswith(
+            ("%", "percent")
+        ):
+            continue
+        years.add(int(m.group("y")))
+        masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
+    out: list[Quantity] = []
+    for m in _QUANTITY.finditer(masked):
+        a = _to_number(m.group("a"))
+        if a is None:
+            continue
+        b = _to_number(m.group("b")) if m.group("b") else None
+        raw_a = m.group("a").lower()
+        if raw_a in {"one", "single"} and not (m.group("unit") or m.group("cur")):
+            continue  # "one of the", "a single" are rarely quantities
+        scale_raw = (m.group("scale") or "").lower()
+        unit_raw = m.group("unit")
+        if scale_raw in {"m", "b", "k"} and not (m.group("cur") or m.group("cur2")):
+            # "5 m" is metres unless money.
+            if scale_raw == "m":
+                unit_raw, scale_raw = "m", ""
+            elif not m.group(0).strip().lower().endswith(scale_raw):
+                scale_raw = ""
+        scale = _SCALE.get(scale_raw, 1.0)
+        cur = (m.group("cur") or m.group("cur2") or "").strip().lower().rstrip("s")
+        unit = _unit(unit_raw)
+        if cur:
+            kind, factor = "cur:" + _CURRENCY.get(cur, cur), 1.0
+        elif unit:
+            kind, factor = unit
+        else:
+            noun = (m.group("noun") or "").lower()
+            kind = "n:" + stem(noun) if noun and noun not in STOPWORDS else "n:"
+            factor = 1.0
+        lo = a * scale * factor
+        hi = (b * scale * factor) if b is not None else lo
+        if b is not None and hi < lo:
+            lo, hi = hi, lo
+        if b is None and m.group("a").isdigit() and kind == "n:" and len(m.group("a")) > 6:
+            continue  # phone numbers, ids
+        out.append(Quantity(lo, hi, kind, m.group(0).strip()))
+    return tuple(out), frozenset(years), tuple(dates)
+
+
+def _entities(text: str) -> tuple[str, ...]:
+    out: list[str] = []
+    for m in _ENTITY.finditer(text):
+        span = m.group(0).strip(" .'’")
+        first = span.split()[0].lower() if span else ""
+        at_start = m.start() == 0 or text[: m.start()].rstrip().endswith((".", "?", "!", ":", '"'))
+        if at_start and " " not in span and first in _SENTENCE_START_COMMON:
+            continue
+        if span.lower() in STOPWORDS or span.lower() in _MONTHS or len(span) < 2:
+            continue
+        if at_start and first in _SENTENCE_START_COMMON:
+            span = span.split(" ", 1)[1] if " " in span else ""
+        if span:
+            out.append(span)
+    return tuple(out)
+
+
+def polarity_negated(text: str) -> bool:
+    """True when ``text`` asserts a negation (an odd number of negators; "? No." answers)."""
+    lowered = text.lower().replace("’", "'")
+    tokens = re.findall(r"[a-z]+(?:'[a-z]+)?", lowered)
+    count = sum(1 for t in tokens if t in _NEGATORS)
+    count += len(re.findall(r"\bnon-?[a-z]", lowered))
+    if re.search(r"\bno\s+(?:longer|later|more)\s+than\b|\bnot only\b|\bno matter\b", lowered):
+        count -= 1
+    idx = lowered.rfind("? ")
+    if idx >= 0:
+        answer = lowered[idx + 2 :].strip(" .!")
+        if answer in {"no", "nope", "false", "incorrect"}:
+            count += 1
+        lowered_q = lowered[:idx]
+        count = sum(1 for t in re.findall(r"[a-z]+(?:'[a-z]+)?", lowered_q) if t in _NEGATORS) + (
+            1 if answer in {"no", "nope", "false", "incorrect"} else 0
+        )
+    return count % 2 == 1
+
+
+def _modality(tokens: list[str]) -> str | None:
+    joined = " ".join(tokens)
+    if re.search(
+        r"\b(?:must|required|mandatory|shall|obligatory|need to|needs to|have to|has to)\b", joined
+    ):
+        return "must"
+    if re.search(
+        r"\b(?:may|might|optional|optionally|can|could|allowed to|permitted to)\b", joined
+    ):
+        return "may"
+    return None
+
+
+@lru_cache(maxsize=65536)
+def parse_slots(text: str) -> Slots:
+    """Parse every slot of ``text`` (cached: passage sentences recur across traces)."""
+    quantities, years, dates = _parse_quantities(text)
+    tokens = re.findall(r"[a-z]+", text.lower())
+    token_set = set(tokens)
+    opposites = tuple(
+        (i, side)
+        for i, pair in enumerate(_OPPOSITES)
+        for side, words in enumerate(pair)
+        if token_set & words
+    )
+    return Slots(
+        quantities=quantities,
+        years=years,
+        dates=dates,
+        entities=_entities(text),
+        negated=polarity_negated(text),
+        modality=_modality(tokens),
+        opposites=opposites,
+        words=frozenset(content_words(text)),
+    )
+
+
+def _kinds_compatible(a: Quantity, b: Quantity) -> bool:
+    if a.kind == b.kind:
+        return True
+    # A bare number ("14") may stand for any count or amount; nouns must agree otherwise.
+    if a.kind == "n:" or b.kind == "n:":
+        return not (
+            a.kind.startswith(("cur:", "percent")) or b.kind.startswith(("cur:", "percent"))
+        )
+    return False
+
+
+def _entity_present(entity: str, words: frozenset[str]) -> bool:
+    parts = content_words(entity)
+    return bool(parts) and all(p in words for p in parts)
+
+
+def best_clause(claim_words: frozenset[str], evidence: str) -> str:
+    """The clause of ``evidence`` that shares most content words with the claim."""
+    clauses = [c for c in _CLAUSE.split(evidence) if c and c.strip()]
+    if len(clauses) <= 1:
+        return evidence
+    return max(clauses, key=lambda c: len(claim_words & set(content_words(c))))
+
+
+def compare_slots(
+    claim: Slots, evidence: Slots, evidence_text: str | None = None, context: Slots | None = None
+) -> SlotCheck:
+    """Compare a claim with one evidence sentence (``context``: the rest of its passage)."""
+    check = SlotCheck()
+    ctx_words = evidence.words | (context.words if context else frozenset())
+    # Numbers: each claim quantity must equal some evidence quantity of a compatible kind.
+    for q in claim.quantities:
+        same_kind = [e for e in evidence.quantities if _kinds_compatible(q, e)]
+        if any(q.overlaps(e) for e in same_kind):
+            check.matched += 1
+        elif same_kind:
+            check.conflicts.append(f"number mismatch: {q.text} vs {same_kind[0].text}")
+        elif q.kind == "n:" and q.value in evidence.years:
+            check.matched += 1
+        else:
+            check.missing.append(q.text)
+    # Dates and years.
+    ev_years = set(evidence.years) | {d[0] for d in evidence.dates if d[0] is not None}
+    for y, mon, day in claim.dates:
+        if any(
+            (y is None or ey is None or ey == y)
+            and em == mon
+            and (day is None or ed is None or ed == day)
+            for ey, em, ed in evidence.dates
+        ):
+            check.matched += 1
+        elif evidence.dates:
+            ey, em, ed = evidence.dates[0]
+            check.conflicts.append(f"date mismatch: {mon}/{day}/{y} vs {em}/{ed}/{ey}")
+        else:
+            check.missing.append(f"date {mon}/{day}")
+    claim_years = set(claim.years) | {d[0] for d in claim.dates if d[0] is not None}
+    ctx_years = ev_years | (set(context.years) if context else set())
+    for y in claim_years:
+        if y in ctx_years:
+            check.matched += 1
+        elif ev_years:
+            target = check.qualifier_conflicts if claim.quantities else check.conflicts
+            target.append(f"year mismatch: {y} vs {min(ev_years, key=lambda e: abs(e - y))}")
+        else:
+            check.missing.append(str(y))
+    # Entities: every capitalised span of the claim must appear in the evidence or its passage.
+    for ent in claim.entities:
+        if _entity_present(ent, ctx_words):
+            check.matched += 1
+        else:
+            check.missing.append(ent)
+    # Negation, modality, opposites: compare on the clause of the evidence about the claim.
+    clause_slots = evidence
+    if evidence_text is not None:
+        clause = best_clause(claim.words, evidence_text)
+        if clause != evidence_text:
+            clause_slots = parse_slots(clause)
+    if claim.negated != clause_slots.negated:
+        check.conflicts.append(
+            "negation mismatch: claim is "
+            + ("negative" if claim.negated else "positive")
+            + ", evidence is "
+            + ("negative" if clause_slots.negated else "positive")
+        )
+    if claim.modality and clause_slots.modality and claim.modality != clause_slots.modality:
+        check.conflicts.append(f"modality mismatch: {claim.modality} vs {clause_slots.modality}")
+    ev_opp = dict(clause_slots.opposites)
+    ev_sides = set(clause_slots.opposites)
+    for idx, side in claim.opposites:
+        if idx in ev_opp and (idx, side) not in ev_sides:
+            words = _OPPOSITES[idx]
+            check.conflicts.append(
+                f"comparative mismatch: {sorted(claim.words & {stem(w) for w in words[side]} or words[side])[0]}"
+                f" vs {sorted(words[1 - side])[0]}"
+            )
+    return check

@@ -1,0 +1,224 @@
+"""Wiring: builds every component from one Settings object. The only module (with app.py and
+cli.py) that knows both the domain (``groundwatch``) and the stream layer
+(``groundwatch_consumers``).
+
+Usage::
+
+    runtime = Runtime.build(settings)        # loads the judge; connects stores
+    runtime.start()                          # evaluation workers (+ Kafka consumer when configured)
+    ...
+    runtime.stop()
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from groundwatch.evaluator import Evaluator
+from groundwatch.judges.base import Judge
+from groundwatch.metrics import PipelineMetrics
+from groundwatch.pipeline import EvaluationQueue
+from groundwatch.processing import TraceProcessor
+from groundwatch.sampling import Sampler
+from groundwatch.settings import Settings
+from groundwatch.slices import SliceMapper
+from groundwatch.stores import FindingStore, Redactor, ResultSink, WindowStore
+from prometheus_client import CollectorRegistry
+
+__all__ = ["Runtime"]
+
+log = logging.getLogger(__name__)
+
+
+def _build_stores(
+    settings: Settings,
+) -> tuple[WindowStore, FindingStore, SliceMapper]:
+    use_redis = settings.state == "redis" or (
+        settings.state == "auto" and settings.redis.url is not None
+    )
+    keys, top_n = settings.windows.slice_keys, settings.windows.top_n
+    if use_redis:
+        import redis
+
+        from groundwatch.redis_store import RedisFindingStore, RedisWindowStore
+
+        url = (
+            settings.redis.url.get_secret_value()
+            if settings.redis.url
+            else "redis://127.0.0.1:6379/0"
+        )
+        client = redis.Redis.from_url(
+            url, socket_timeout=5.0, socket_connect_timeout=5.0, health_check_interval=10
+        )
+        windows = RedisWindowStore(client, settings)
+        findings: FindingStore = RedisFindingStore(client, settings)
+
+        def admit(key: str, value: str) -> bool:
+            return windows.admit_slice_value(key, value, top_n)
+
+        return windows, findings, SliceMapper(keys, top_n, admit=admit)
+    from groundwatch.findings import MemoryFindingStore
+    from groundwatch.windows import MemoryWindowStore
+
+    memory = MemoryWindowStore(settings)
+    return (
+        memory,
+        MemoryFindingStore(settings),
+        SliceMapper(
+            keys, top_n, admit=lambda key, value: memory.admit_slice_value(key, value, top_n)
+        ),
+    )
+
+
+def _build_redactor(settings: Settings) -> Redactor | None:
+    if settings.redaction.mode == "off":
+        return None
+    try:
+        from groundwatch.redaction import build_redactor
+    except ImportError:  # pragma: no cover - redaction ships with the package
+        log.warning("redaction module missing; storing text unredacted")
+        return None
+    redactor: Redactor = build_redactor(settings.redaction)
+    return redactor
+
+
+@dataclass
+class Runtime:
+    """Everything a running groundwatch holds, built from Settings."""
+
+    settings: Settings
+    registry: CollectorRegistry
+    metrics: PipelineMetrics
+    judge: Judge
+    evaluator: Evaluator
+    windows: WindowStore
+    findings: FindingStore
+    slices: SliceMapper
+    processor: TraceProcessor
+    queue: EvaluationQueue
+    sinks: list[ResultSink] = field(default_factory=list)
+    consumer: Any = None
+    extras: dict[str, Any] = field(default_factory=dict)
+    _consumer_thread: threading.Thread | None = None
+    _started: bool = False
+
+    @classmethod
+    def build(
+        cls,
+        settings: Settings,
+        *,
+        judge: Judge | None = None,
+        registry: CollectorRegistry | None = None,
+        windows: WindowStore | None = None,
+        findings: FindingStore | None = None,
+        sinks: list[ResultSink] | None = None,
+        with_kafka: bool = True,
+    ) -> Runtime:
+        registry = registry or CollectorRegistry()
+        metrics = PipelineMetrics(registry)
+        if judge is None:
+            from groundwatch.judges.factory import build_judge
+
+            judge = build_judge(settings)
+        judge.load()
+        built_windows, built_findings, slices = _build_stores(settings)
+        windows = windows or built_windows
+        findings = findings or built_findings
+        evaluator = Evaluator(judge)
+        sink_list = list(sinks or [])
+        kafka_on = with_kafka and bool(settings.kafka.bootstrap_servers)
+        if kafka_on and settings.kafka.results_topic:
+            from groundwatch_consumers.results import KafkaResultSink
+
+            sink_list.append(KafkaResultSink.from_settings(settings.kafka))
+        processor = TraceProcessor(
+            evaluator=evaluator,
+            sampler=Sampler(settings.sampling),
+            slices=slices,
+            windows=windows,
+            findings=findings,
+            sinks=sink_list,
+            metrics=metrics,
+            redactor=_build_redactor(settings),
+        )
+        queue = EvaluationQueue(
+            processor, capacity=settings.api.queue_size, workers=settings.judge.workers
+        )
+        runtime = cls(
+            settings=settings,
+            registry=registry,
+            metrics=metrics,
+            judge=judge,
+            evaluator=evaluator,
+            windows=windows,
+            findings=findings,
+            slices=slices,
+            processor=processor,
+            queue=queue,
+            sinks=sink_list,
+        )
+        runtime._register_collectors()
+        if kafka_on:
+            from groundwatch_consumers.kafka_source import build_kafka_consumer
+
+            runtime.consumer = build_kafka_consumer(settings, processor, registry)
+        return runtime
+
+    def _register_collectors(self) -> None:
+        try:
+            from groundwatch.windows import WindowReader
+            from groundwatch.windows_collector import WindowsCollector
+        except ImportError:  # pragma: no cover
+            log.warning("window collector unavailable")
+            return
+        self.registry.register(WindowsCollector(cast(WindowReader, self.windows), self.settings))
+        embedder = getattr(self.judge, "embedder", None)
+        if embedder is not None and hasattr(embedder, "hit_rate"):
+            from groundwatch.cache_collector import EmbeddingCacheCollector
+
+            self.registry.register(EmbeddingCacheCollector(embedder))
+
+    def start(self) -> None:
+        if self._started:
+            return
+        self._started = True
+        self.queue.start()
+        if self.consumer is not None:
+            self._consumer_thread = threading.Thread(
+                target=self.consumer.run, name="gw-kafka", daemon=True
+            )
+            self._consumer_thread.start()
+
+    def stop(self) -> None:
+        if not self._started:
+            return
+        self._started = False
+        if self.consumer is not None:
+            self.consumer.stop()
+            if self._consumer_thread is not None:
+                self._consumer_thread.join(timeout=30)
+        self.queue.stop(drain=True)
+        for sink in self.sinks:
+            try:
+                sink.close()
+            except Exception:  # closing is best effort at shutdown
+                log.exception("closing sink failed")
+        self.judge.close()
+
+    def readiness(self) -> dict[str, bool]:
+        checks = {"judge": self.judge.ready()}
+        try:
+            checks["windows"] = self.windows.ping()
+        except Exception:
+            checks["windows"] = False
+        try:
+            checks["findings"] = self.findings.ping()
+        except Exception:
+            checks["findings"] = False
+        checks["evaluator"] = self.queue.healthy
+        if self.consumer is not None:
+            checks["kafka"] = bool(self.consumer.ready())
+        return checks

@@ -1,0 +1,513 @@
+"""Time-bucketed windows: the bucket layout shared by every window store, the in-memory store,
+and the read interface used by the collector, the drift report and the HTTP API.
+
+Usage::
+
+    store = MemoryWindowStore(settings)
+    store.observe_ingest([observation])                 # idempotent per trace_id
+    store.observe_evaluations([(record, slices, ts)])   # idempotent per trace_id
+    now = store.now()
+    by_slice = store.summaries(now - 3600, now)         # {("all", "all"): WindowSummary, ...}
+    by_slice[ALL].mean("faithfulness")
+
+Layout. Every update is added to one *fine* bucket (``bucket_s`` wide, kept ``fine_retention_s``)
+and one *coarse* bucket (``rollup_s`` wide, kept ``retention_s``). A bucket is a flat map of
+``"<slice_key>\\x1f<slice_value>\\x1f<field>" -> number``: counters (``n:<name>``) and, per metric,
+a histogram of ``histogram_bins`` equal-width bins on [0, 1] plus count and sum (``h:<metric>:...``).
+Each trace updates the total (``all``/``all``) and one group per configured slice key.
+
+A range ``(start, end]`` covers the fine buckets whose start lies in
+``(floor(start), floor(end)]`` (times floored to ``bucket_s``): a window ending now includes the
+bucket in progress, and a current window and the reference just before it never overlap. Coarse
+buckets wholly inside the range replace their fine buckets, so a 7-day reference reads about
+200 buckets, not 10,000.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from groundwatch.record import EvaluationRecord
+from groundwatch.settings import Settings, WindowSettings
+from groundwatch.stores import IngestObservation
+
+__all__ = [
+    "ALL",
+    "COUNTERS",
+    "HIST_METRICS",
+    "INGEST_METRICS",
+    "RATES",
+    "SCORE_METRICS",
+    "Baseline",
+    "BucketKey",
+    "BucketWindows",
+    "Histogram",
+    "MemoryWindowStore",
+    "SliceId",
+    "WindowReader",
+    "WindowSummary",
+    "as_reader",
+    "evaluation_increments",
+    "ingest_increments",
+    "plan_buckets",
+    "position",
+]
+
+SliceId = tuple[str, str]
+BucketKey = tuple[str, int]  # ("f" | "c", bucket start in unix seconds)
+ALL: SliceId = ("all", "all")
+SEP = "\x1f"
+
+SCORE_METRICS = ("faithfulness", "context_precision", "answer_relevance", "citation_support")
+INGEST_METRICS = ("retrieval_top_score", "context_chars")
+HIST_METRICS = SCORE_METRICS + INGEST_METRICS
+COUNTERS = (
+    "received",
+    "sampled",
+    "evaluated",
+    "scored",
+    "unscored",
+    "claims",
+    "contradicted",
+    "not_found",
+    "contradicted_traces",
+    "refusal",
+    "false_refusal_suspected",
+    "answered_without_evidence",
+)
+# rate name -> (numerator counter, denominator counter, is a proportion)
+RATES: dict[str, tuple[str, str, bool]] = {
+    "contradicted_per_trace": ("contradicted", "scored", False),
+    "contradicted_share": ("contradicted", "claims", True),
+    "not_found_share": ("not_found", "claims", True),
+    "refusal": ("refusal", "scored", True),
+    "false_refusal_suspected": ("false_refusal_suspected", "scored", True),
+    "answered_without_evidence": ("answered_without_evidence", "scored", True),
+    "unscored": ("unscored", "evaluated", True),
+}
+# context size is log-scaled into [0, 1]: one bin per doubling up to 2**20 characters.
+CONTEXT_LOG2_MAX = 20.0
+
+
+def position(metric: str, value: float) -> float:
+    """Where a value falls on the [0, 1] axis of its histogram."""
+    if metric == "context_chars":
+        return min(1.0, math.log2(1.0 + max(0.0, value)) / CONTEXT_LOG2_MAX)
+    return min(1.0, max(0.0, value))
+
+
+def _slice_groups(slices: Mapping[str, str]) -> list[SliceId]:
+    return [ALL, *((k, v) for k, v in slices.items() if k != "all")]
+
+
+def _add_hist(
+    out: dict[str, float], groups: list[SliceId], metric: str, value: float, bins: int
+) -> None:
+    pos = position(metric, value)
+    total = value if metric == "context_chars" else pos
+    index = min(bins - 1, int(pos * bins))
+    for sk, sv in groups:
+        base = f"{sk}{SEP}{sv}{SEP}h:{metric}:"
+        out[base + "count"] = out.get(base + "count", 0.0) + 1.0
+        out[base + "sum"] = out.get(base + "sum", 0.0) + total
+        out[base + str(index)] = out.get(base + str(index), 0.0) + 1.0
+
+
+def _add_counts(out: dict[str, float], groups: list[SliceId], counts: Mapping[str, int]) -> None:
+    for name, n in counts.items():
+        if n:
+            for sk, sv in groups:
+                out[f"{sk}{SEP}{sv}{SEP}n:{name}"] = float(n)
+
+
+def ingest_increments(obs: IngestObservation, bins: int) -> dict[str, float]:
+    """Bucket field increments for one ingested trace (sampled or not)."""
+    groups = _slice_groups(obs.slices)
+    out: dict[str, float] = {}
+    _add_counts(out, groups, {"received": 1, "sampled": int(obs.sampled)})
+    if obs.retrieval_top_score is not None and math.isfinite(obs.retrieval_top_score):
+        _add_hist(out, groups, "retrieval_top_score", obs.retrieval_top_score, bins)
+    _add_hist(out, groups, "context_chars", float(obs.context_chars), bins)
+    return out
+
+
+def evaluation_increments(
+    record: EvaluationRecord, slices: Mapping[str, str], bins: int
+) -> dict[str, float]:
+    """Bucket field increments for one evaluation record."""
+    groups = _slice_groups(slices)
+    out: dict[str, float] = {}
+    if record.status != "scored":
+        _add_counts(out, groups, {"evaluated": 1, "unscored": 1})
+        return out
+    counts = {
+        "evaluated": 1,
+        "scored": 1,
+        "claims": len(record.claims),
+        "contradicted": record.contradicted_claims,
+        "not_found": record.not_found_claims,
+        "contradicted_traces": int(record.contradicted_claims > 0),
+        "refusal": int(record.refusal),
+        "false_refusal_suspected": int(record.false_refusal_suspected),
+        "answered_without_evidence": int(record.answered_without_evidence),
+    }
+    _add_counts(out, groups, counts)
+    for metric in SCORE_METRICS:
+        value = getattr(record, metric)
+        if value is not None:
+            _add_hist(out, groups, metric, float(value), bins)
+    return out
+
+
+@dataclass
+class Histogram:
+    """Count, sum and equal-width bin counts of one metric over a range of buckets."""
+
+    count: float = 0.0
+    total: float = 0.0
+    bins: list[float] = field(default_factory=list)
+
+    @property
+    def mean(self) -> float | None:
+        return self.total / self.count if self.count > 0 else None
+
+
+@dataclass
+class WindowSummary:
+    """Counters and histograms of one slice over a range of buckets."""
+
+    counts: dict[str, float] = field(default_factory=dict)
+    hists: dict[str, Histogram] = field(default_factory=dict)
+
+    def count(self, name: str) -> float:
+        return self.counts.get(name, 0.0)
+
+    def hist(self, metric: str, bins: int) -> Histogram:
+        h = self.hists.get(metric)
+        if h is None:
+            return Histogram(0.0, 0.0, [0.0] * bins)
+        return h
+
+    def samples(self, metric: str) -> float:
+        h = self.hists.get(metric)
+        return h.count if h else 0.0
+
+    def mean(self, metric: str) -> float | None:
+        h = self.hists.get(metric)
+        return h.mean if h else None
+
+    def rate(self, name: str) -> tuple[float, float]:
+        """(numerator, denominator) of a rate in RATES."""
+        num, den, _ = RATES[name]
+        return self.count(num), self.count(den)
+
+    def add_field(self, name: str, value: float, bins: int) -> None:
+        kind, _, rest = name.partition(":")
+        if kind == "n":
+            self.counts[rest] = self.counts.get(rest, 0.0) + value
+            return
+        metric, _, part = rest.rpartition(":")
+        if kind != "h" or metric not in HIST_METRICS:
+            return
+        h = self.hists.get(metric)
+        if h is None:
+            h = self.hists[metric] = Histogram(0.0, 0.0, [0.0] * bins)
+        if part == "count":
+            h.count += value
+        elif part == "sum":
+            h.total += value
+        elif part.isdigit() and int(part) < bins:
+            h.bins[int(part)] += value
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "counts": dict(self.counts),
+            "hists": {
+                m: {"count": h.count, "sum": h.total, "bins": list(h.bins)}
+                for m, h in self.hists.items()
+            },
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> WindowSummary:
+        hists = {
+            str(m): Histogram(float(h["count"]), float(h["sum"]), [float(b) for b in h["bins"]])
+            for m, h in dict(data.get("hists", {})).items()
+        }
+        counts = {str(k): float(v) for k, v in dict(data.get("counts", {})).items()}
+        return cls(counts, hists)
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A pinned drift reference: per-slice summaries frozen at ``pinned_at``."""
+
+    pinned_at: float
+    start: float
+    end: float
+    metric_version: str | None
+    slices: dict[SliceId, WindowSummary]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pinned_at": self.pinned_at,
+            "start": self.start,
+            "end": self.end,
+            "metric_version": self.metric_version,
+            "slices": [[sk, sv, s.to_dict()] for (sk, sv), s in self.slices.items()],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Baseline:
+        slices = {(str(sk), str(sv)): WindowSummary.from_dict(s) for sk, sv, s in data["slices"]}
+        version = data.get("metric_version")
+        return cls(
+            float(data["pinned_at"]),
+            float(data["start"]),
+            float(data["end"]),
+            str(version) if version is not None else None,
+            slices,
+        )
+
+
+@runtime_checkable
+class WindowReader(Protocol):
+    """Read side of a window store (collector, drift, HTTP API, baseline CLI)."""
+
+    def now(self) -> float:
+        """The store's clock (unix seconds); windows end here."""
+        ...
+
+    def summaries(self, start: float, end: float) -> dict[SliceId, WindowSummary]:
+        """Per-slice summaries of the range ``(start, end]`` (see the module docstring)."""
+        ...
+
+    def summaries_many(
+        self, ranges: Sequence[tuple[float, float]]
+    ) -> list[dict[SliceId, WindowSummary]]:
+        """Several ranges at once; each bucket is read once."""
+        ...
+
+    def load_baseline(self) -> Baseline | None: ...
+
+    def save_baseline(self, baseline: Baseline) -> None: ...
+
+    def delete_baseline(self) -> bool: ...
+
+
+def as_reader(store: object) -> WindowReader:
+    """The read interface of a window store (both shipped stores implement it)."""
+    if not isinstance(store, WindowReader):
+        raise TypeError(f"{type(store).__name__} does not implement WindowReader")
+    return store
+
+
+def plan_buckets(start: float, end: float, now: float, settings: WindowSettings) -> list[BucketKey]:
+    """The buckets that make up the range ``(start, end]``: coarse where they fit wholly,
+    fine elsewhere. Where fine buckets have expired, a coarse bucket more than half inside
+    the range stands in for them."""
+    f, c = settings.bucket_s, settings.rollup_s
+    lo = math.floor(start / f) * f + f  # first fine bucket start in range
+    hi = math.floor(end / f) * f  # last fine bucket start in range
+    if hi < lo:
+        return []
+    fine_floor = math.floor((now - settings.fine_retention_s) / f) * f + f
+    keys: list[BucketKey] = []
+    coarse = math.floor(lo / c) * c
+    while coarse <= hi:
+        first, last = max(lo, coarse), min(hi, coarse + c - f)
+        if first == coarse and last == coarse + c - f:
+            keys.append(("c", coarse))
+        elif first >= fine_floor:
+            keys.extend(("f", b) for b in range(first, last + f, f))
+        elif (last - first + f) * 2 > c:
+            keys.append(("c", coarse))
+        else:
+            keys.extend(("f", b) for b in range(max(first, fine_floor), last + f, f))
+        coarse += c
+    return keys
+
+
+def _bucket_ts(ts: float, now: float) -> float:
+    # Clock skew: a trace from the future counts now, not in a bucket no window covers yet.
+    return min(ts, now)
+
+
+class BucketWindows:
+    """Shared read logic; subclasses provide ``_fetch`` (bucket key -> flat fields)."""
+
+    settings: WindowSettings
+    clock: Callable[[], float]
+
+    def now(self) -> float:
+        return self.clock()
+
+    def _fetch(self, keys: Sequence[BucketKey]) -> dict[BucketKey, Mapping[str, float]]:
+        raise NotImplementedError
+
+    def _check_layout(self) -> None:
+        s = self.settings
+        if s.bucket_s <= 0 or s.rollup_s <= 0 or s.rollup_s % s.bucket_s:
+            raise ValueError("windows.rollup_s must be a positive multiple of windows.bucket_s")
+
+    def summaries(self, start: float, end: float) -> dict[SliceId, WindowSummary]:
+        return self.summaries_many([(start, end)])[0]
+
+    def summaries_many(
+        self, ranges: Sequence[tuple[float, float]]
+    ) -> list[dict[SliceId, WindowSummary]]:
+        now = self.now()
+        plans = [plan_buckets(s, e, now, self.settings) for s, e in ranges]
+        wanted = sorted({k for plan in plans for k in plan})
+        fetched = self._fetch(wanted)
+        bins = self.settings.histogram_bins
+        out: list[dict[SliceId, WindowSummary]] = []
+        for plan in plans:
+            acc: dict[SliceId, WindowSummary] = {}
+            for key in plan:
+                for name, value in fetched.get(key, {}).items():
+                    sk, sv, fname = name.split(SEP, 2)
+                    summary = acc.get((sk, sv))
+                    if summary is None:
+                        summary = acc[(sk, sv)] = WindowSummary()
+                    summary.add_field(fname, value, bins)
+            out.append(acc)
+        return out
+
+    def _targets(self, ts: float, now: float) -> list[tuple[BucketKey, float]]:
+        """(bucket, expires_at) for a write at ts; expired resolutions are skipped."""
+        s = self.settings
+        ts = _bucket_ts(ts, now)
+        fine = math.floor(ts / s.bucket_s) * s.bucket_s
+        coarse = math.floor(ts / s.rollup_s) * s.rollup_s
+        out: list[tuple[BucketKey, float]] = []
+        fine_exp = fine + s.bucket_s + s.fine_retention_s
+        coarse_exp = coarse + s.rollup_s + s.retention_s
+        if fine_exp > now:
+            out.append((("f", fine), fine_exp))
+        if coarse_exp > now:
+            out.append((("c", coarse), coarse_exp))
+        return out
+
+
+class MemoryWindowStore(BucketWindows):
+    """Process-local window store (sidecar, tests). Bounded: expired buckets are dropped and
+    at most ``memory_dedup_max`` trace ids are remembered (oldest forgotten first).
+
+    Usage: ``store = MemoryWindowStore(settings); store.observe_ingest([...])``.
+    """
+
+    def __init__(self, settings: Settings, clock: Callable[[], float] = time.time):
+        self.settings = settings.windows
+        self.clock = clock
+        self._check_layout()
+        self._dedup_ttl = settings.redis.dedup_ttl_s
+        self._lock = threading.Lock()
+        self._buckets: dict[BucketKey, dict[str, float]] = {}
+        self._expiry: dict[BucketKey, float] = {}
+        self._seen: OrderedDict[str, float] = OrderedDict()
+        self._baseline: Baseline | None = None
+        self._slices: dict[str, set[str]] = {}
+        self._next_prune = 0.0
+
+    def ping(self) -> bool:
+        return True
+
+    def observe_ingest(self, items: Sequence[IngestObservation]) -> list[bool]:
+        bins = self.settings.histogram_bins
+        return [self._apply("i:" + o.trace_id, o.ts, ingest_increments(o, bins)) for o in items]
+
+    def observe_evaluations(
+        self, items: Sequence[tuple[EvaluationRecord, dict[str, str], float]]
+    ) -> list[bool]:
+        bins = self.settings.histogram_bins
+        return [
+            self._apply("e:" + r.trace_id, ts, evaluation_increments(r, slices, bins))
+            for r, slices, ts in items
+        ]
+
+    def _apply(self, dedup_key: str, ts: float, incr: Mapping[str, float]) -> bool:
+        now = self.now()
+        with self._lock:
+            self._prune(now)
+            expires = self._seen.get(dedup_key)
+            if expires is not None and expires > now:
+                return False
+            self._seen[dedup_key] = now + self._dedup_ttl
+            self._seen.move_to_end(dedup_key)
+            while len(self._seen) > self.settings.memory_dedup_max:
+                self._seen.popitem(last=False)
+            for key, expires_at in self._targets(ts, now):
+                bucket = self._buckets.setdefault(key, {})
+                self._expiry[key] = expires_at
+                for name, value in incr.items():
+                    bucket[name] = bucket.get(name, 0.0) + value
+            return True
+
+    def _prune(self, now: float) -> None:
+        if now < self._next_prune:
+            return
+        self._next_prune = now + self.settings.bucket_s
+        for key in [k for k, exp in self._expiry.items() if exp <= now]:
+            del self._expiry[key]
+            self._buckets.pop(key, None)
+        while self._seen:
+            trace_key, exp = next(iter(self._seen.items()))
+            if exp > now:
+                break
+            del self._seen[trace_key]
+
+    def _fetch(self, keys: Sequence[BucketKey]) -> dict[BucketKey, Mapping[str, float]]:
+        now = self.now()
+        with self._lock:
+            return {
+                k: dict(self._buckets[k])
+                for k in keys
+                if k in self._buckets and self._expiry.get(k, 0.0) > now
+            }
+
+    def bucket_count(self) -> int:
+        with self._lock:
+            self._prune(self.now())
+            return len(self._buckets)
+
+    def admit_slice_value(self, key: str, value: str, top_n: int) -> bool:
+        """First ``top_n`` distinct values of a slice key are admitted (process-local)."""
+        with self._lock:
+            admitted = self._slices.setdefault(key, set())
+            if value in admitted:
+                return True
+            if len(admitted) >= top_n:
+                return False
+            admitted.add(value)
+            return True
+
+    def load_baseline(self) -> Baseline | None:
+        return self._baseline
+
+    def save_baseline(self, baseline: Baseline) -> None:
+        self._baseline = baseline
+
+    def delete_baseline(self) -> bool:
+        had, self._baseline = self._baseline is not None, None
+        return had
+
+
+def merge_summaries(parts: Iterable[WindowSummary], bins: int) -> WindowSummary:
+    """Sum several summaries (used by tests and the baseline CLI)."""
+    out = WindowSummary()
+    for part in parts:
+        for name, value in part.counts.items():
+            out.counts[name] = out.counts.get(name, 0.0) + value
+        for metric, h in part.hists.items():
+            acc = out.hists.setdefault(metric, Histogram(0.0, 0.0, [0.0] * bins))
+            acc.count += h.count
+            acc.total += h.total
+            acc.bins = [a + b for a, b in zip(acc.bins, h.bins, strict=False)]
+    return out

@@ -1,0 +1,513 @@
+"""Unit tests of the Kafka consumer layer, one module at a time, with fakes for Kafka."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from groundwatch.findings import MemoryFindingStore
+from groundwatch.record import EvaluationRecord
+from groundwatch.settings import KafkaSettings, SamplingSettings, Settings
+from groundwatch.stores import IngestObservation, StoreUnavailableError
+from groundwatch.windows import ALL, MemoryWindowStore
+from kafka.errors import KafkaTimeoutError
+from kafka.structs import TopicPartition
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from prometheus_client import CollectorRegistry
+
+from groundwatch_consumers.backpressure import PartitionGate, WorkQueue
+from groundwatch_consumers.config import KafkaUnavailableError, client_config
+from groundwatch_consumers.dlq import DeadLetterPublisher
+from groundwatch_consumers.kafka_source import ConsumerOptions, KafkaTraceConsumer
+from groundwatch_consumers.lag import ConsumerLagGauge
+from groundwatch_consumers.offsets import OffsetTracker
+from groundwatch_consumers.publisher import encode_trace
+from groundwatch_consumers.results import KafkaResultSink, ResultSinkUnavailableError
+from groundwatch_consumers.samples import sample_traces
+from groundwatch_consumers.tracing import TraceSpans
+from tests.consumer_support import FakeJudge, make_processor, make_trace
+
+TP0 = TopicPartition("t", 0)
+TP1 = TopicPartition("t", 1)
+TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+
+
+# -- offsets ------------------------------------------------------------------------------
+
+
+def test_offsets_commit_highest_contiguous_plus_one() -> None:
+    tracker = OffsetTracker()
+    tracker.assign([TP0])
+    tracker.delivered(TP0, [10, 11, 13, 14])  # 12 is a gap (compaction): never delivered
+    tracker.done(TP0, [11, 13])
+    assert tracker.committable() == {}
+    tracker.done(TP0, [10])
+    assert tracker.committable() == {TP0: 14}
+    tracker.mark_committed({TP0: 14})
+    assert tracker.committable() == {}
+    tracker.done(TP0, [14])
+    assert tracker.committable() == {TP0: 15}
+    assert tracker.in_flight() == 0
+
+
+def test_offsets_revoked_partition_ignores_late_completions() -> None:
+    tracker = OffsetTracker()
+    tracker.assign([TP0, TP1])
+    tracker.delivered(TP0, [0, 1])
+    tracker.delivered(TP1, [5])
+    tracker.revoke([TP0])
+    tracker.done(TP0, [0, 1])
+    tracker.done(TP1, [5])
+    assert tracker.committable() == {TP1: 6}
+    assert tracker.positions() == {TP1: 6}
+
+
+# -- backpressure ---------------------------------------------------------------------------
+
+
+def test_work_queue_bounds_traces_in_flight() -> None:
+    queue: WorkQueue[str] = WorkQueue(capacity=10, low_watermark=4)
+    assert queue.offer("a", 6)
+    assert not queue.offer("b", 6)  # would exceed capacity
+    assert queue.offer("c", 4)
+    assert queue.is_overloaded()
+    assert queue.take(0.01) == "a"
+    assert queue.in_flight == 10  # still being evaluated
+    queue.task_done(6)
+    assert queue.drained()
+    assert queue.remove(lambda item: item == "c") == 4
+    assert queue.in_flight == 0
+    assert queue.offer("big", 50)  # an empty queue takes any unit: no wedge
+
+
+@dataclass
+class FakePausable:
+    assigned: set[TopicPartition] = field(default_factory=lambda: {TP0, TP1})
+    paused: set[TopicPartition] = field(default_factory=set)
+
+    def pause(self, *tps: TopicPartition) -> None:
+        self.paused |= set(tps)
+
+    def resume(self, *tps: TopicPartition) -> None:
+        self.paused -= set(tps)
+
+    def assignment(self) -> set[TopicPartition]:
+        return self.assigned
+
+
+def test_partition_gate_pauses_and_resumes_assigned_partitions() -> None:
+    consumer = FakePausable()
+    seen: list[int] = []
+    gate = PartitionGate(consumer, seen.append)
+    gate.pause()
+    assert consumer.paused == {TP0, TP1}
+    assert gate.paused
+    gate.forget([TP1])
+    gate.resume()
+    assert consumer.paused == {TP1}  # TP1 was revoked: not ours to resume
+    assert seen[-1] == 0
+    assert gate.pauses == 1
+
+
+# -- lag ------------------------------------------------------------------------------------
+
+
+def test_lag_gauge_from_high_watermark() -> None:
+    registry = CollectorRegistry()
+    lag = ConsumerLagGauge(registry)
+    lag.update({TP0: 100, TP1: None}, {TP0: 40, TP1: 3})
+    labels = {"topic": "t", "partition": "0"}
+    assert registry.get_sample_value("groundwatch_consumer_lag", labels) == 60
+    assert (
+        registry.get_sample_value("groundwatch_consumer_lag", {**labels, "partition": "1"}) is None
+    )
+    lag.forget([TP0])
+    assert registry.get_sample_value("groundwatch_consumer_lag", labels) is None
+
+
+# -- DLQ and results (fake producer) -------------------------------------------------------
+
+
+class FakeFuture:
+    def __init__(self, error: Exception | None = None) -> None:
+        self.error = error
+
+    def get(self, timeout: float | None = None) -> None:
+        if self.error:
+            raise self.error
+
+    def succeeded(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class FakeProducer:
+    sent: list[dict[str, Any]] = field(default_factory=list)
+    fail: bool = False
+    flushes: int = 0
+
+    def send(self, topic: str, value: Any = None, key: Any = None, headers: Any = None) -> Any:
+        self.sent.append({"topic": topic, "value": value, "key": key, "headers": headers})
+        return FakeFuture(KafkaTimeoutError("no ack") if self.fail else None)
+
+    def flush(self, timeout: float | None = None) -> None:
+        self.flushes += 1
+
+    def close(self, timeout: float | None = None) -> None:
+        return None
+
+
+@dataclass
+class Rec:
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    headers: list[tuple[str, bytes]] = field(default_factory=list)
+
+
+def test_dlq_keeps_original_bytes_key_headers_and_names_reason() -> None:
+    producer = FakeProducer()
+    dlq = DeadLetterPublisher(producer, "t.dlq")
+    dlq.send(Rec("t", 2, 7, b"k", b"\xff\xfe", [("traceparent", b"x")]), "not_utf8", "bad byte")
+    dlq.flush()
+    sent = producer.sent[0]
+    headers = dict(sent["headers"])
+    assert (sent["topic"], sent["key"], sent["value"]) == ("t.dlq", b"k", b"\xff\xfe")
+    assert headers["traceparent"] == b"x"
+    assert headers["x-groundwatch-reason"] == b"not_utf8"
+    assert headers["x-groundwatch-error"] == b"bad byte"
+    assert headers["x-groundwatch-source-partition"] == b"2"
+    assert headers["x-groundwatch-source-offset"] == b"7"
+    producer.fail = True
+    dlq.send(Rec("t", 0, 1, None, b"{}"), "schema", "x")
+    with pytest.raises(KafkaUnavailableError) as info:
+        dlq.flush()
+    assert info.value.retriable
+
+
+def _record(trace_id: str) -> EvaluationRecord:
+    return EvaluationRecord(
+        trace_id=trace_id, evaluated_at="2024-01-01T00:00:00Z", metric_version="v", status="scored"
+    )
+
+
+def test_result_sink_keys_by_trace_id_and_is_durable_on_return() -> None:
+    producer = FakeProducer()
+    sink = KafkaResultSink(producer, "results")
+    sink.write([_record("a"), _record("b")])
+    assert [m["key"] for m in producer.sent] == [b"a", b"b"]
+    assert json.loads(producer.sent[0]["value"])["trace_id"] == "a"
+    assert producer.flushes == 1
+    producer.fail = True
+    with pytest.raises(ResultSinkUnavailableError) as info:
+        sink.write([_record("c")])
+    assert isinstance(info.value, StoreUnavailableError)
+    assert info.value.retriable
+
+
+def test_client_config_passes_sasl_ssl_through() -> None:
+    cfg = client_config(
+        KafkaSettings(
+            bootstrap_servers="a:9092, b:9092",
+            security_protocol="SASL_SSL",
+            sasl_mechanism="SCRAM-SHA-512",
+            sasl_username="u",
+            sasl_password="p",  # type: ignore[arg-type]
+            ssl_cafile="/ca.pem",
+        ),
+        suffix="-x",
+    )
+    assert cfg["bootstrap_servers"] == ["a:9092", "b:9092"]
+    assert cfg["client_id"] == "groundwatch-x"
+    assert cfg["sasl_plain_password"] == "p"
+    assert cfg["ssl_cafile"] == "/ca.pem"
+
+
+def test_encode_trace_and_samples() -> None:
+    key, value = encode_trace(make_trace("abc"))
+    assert key == b"abc"
+    assert json.loads(value)["trace_id"] == "abc"
+    traces = sample_traces(5, seed=3)
+    assert len({t["trace_id"] for t in traces}) == 5
+
+
+# -- tracing -------------------------------------------------------------------------------
+
+
+def _provider() -> tuple[TracerProvider, InMemorySpanExporter]:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return provider, exporter
+
+
+def test_traceparent_header_becomes_parent_and_link() -> None:
+    provider, exporter = _provider()
+    spans = TraceSpans(provider)
+    parent = spans.extract([("traceparent", TRACEPARENT.encode())])
+    assert parent is not None
+    assert spans.extract([("other", b"x")]) is None
+    with spans.child("groundwatch.decode", parent):
+        pass
+    other = spans.extract([("traceparent", TRACEPARENT.replace("b7ad", "c7ad").encode())])
+    with spans.batch("groundwatch.judge", [parent, other, None]):
+        pass
+    decode, judge = exporter.get_finished_spans()
+    assert decode.parent is not None
+    assert decode.context is not None
+    assert f"{decode.context.trace_id:032x}" == TRACEPARENT.split("-")[1]
+    assert f"{decode.parent.span_id:016x}" == "b7ad6b7169203331"
+    assert judge.parent is None
+    assert {f"{link.context.span_id:016x}" for link in judge.links} == {
+        "b7ad6b7169203331",
+        "c7ad6b7169203331",
+    }
+    assert TraceSpans(None).extract([("traceparent", TRACEPARENT.encode())]) is None
+
+
+# -- the consumer loop, with a fake KafkaConsumer --------------------------------------------
+
+
+class FakeConsumer:
+    """Just enough of kafka.KafkaConsumer: two partitions, records fed by the test."""
+
+    def __init__(self) -> None:
+        self.records: dict[TopicPartition, list[Rec]] = {TP0: [], TP1: []}
+        self.position = {TP0: 0, TP1: 0}
+        self.paused_tps: set[TopicPartition] = set()
+        self.commits: list[dict[TopicPartition, int]] = []
+        self.listener: Any = None
+        self.closed = False
+        self.max_paused = 0
+        self._lock = threading.Lock()
+
+    def add(
+        self, tp: TopicPartition, value: bytes, headers: list[tuple[str, bytes]] | None = None
+    ) -> None:
+        with self._lock:
+            offset = len(self.records[tp])
+            self.records[tp].append(Rec(tp.topic, tp.partition, offset, b"k", value, headers or []))
+
+    def subscribe(self, topics: list[str], listener: Any) -> None:
+        self.listener = listener
+
+    def poll(self, timeout_ms: int = 0) -> dict[TopicPartition, list[Rec]]:
+        if self.listener is not None:
+            listener, self.listener = self.listener, None
+            listener.on_partitions_assigned({TP0, TP1})
+        out: dict[TopicPartition, list[Rec]] = {}
+        with self._lock:
+            for tp, recs in self.records.items():
+                if tp in self.paused_tps:
+                    continue
+                batch = recs[self.position[tp] : self.position[tp] + 5]
+                if batch:
+                    out[tp] = batch
+                    self.position[tp] += len(batch)
+        if not out:
+            time.sleep(timeout_ms / 1000)
+        return out
+
+    def pause(self, *tps: TopicPartition) -> None:
+        self.paused_tps |= set(tps)
+        self.max_paused = max(self.max_paused, len(self.paused_tps))
+
+    def resume(self, *tps: TopicPartition) -> None:
+        self.paused_tps -= set(tps)
+
+    def assignment(self) -> set[TopicPartition]:
+        return {TP0, TP1}
+
+    def highwater(self, tp: TopicPartition) -> int:
+        return len(self.records[tp])
+
+    def commit(self, offsets: dict[TopicPartition, Any]) -> None:
+        self.commits.append({tp: o.offset for tp, o in offsets.items()})
+
+    def commit_async(self, offsets: dict[TopicPartition, Any]) -> None:
+        self.commit(offsets)
+
+    def close(self, autocommit: bool = True) -> None:
+        self.closed = True
+
+    def committed(self) -> dict[TopicPartition, int]:
+        out: dict[TopicPartition, int] = {}
+        for commit in self.commits:
+            out.update(commit)
+        return out
+
+
+class FlakyWindows(MemoryWindowStore):
+    """Fails the first ``failures`` evaluation writes, like a Redis that is down."""
+
+    def __init__(self, settings: Settings, failures: int) -> None:
+        super().__init__(settings)
+        self.failures = failures
+
+    def observe_evaluations(
+        self, items: Sequence[tuple[EvaluationRecord, dict[str, str], float]]
+    ) -> list[bool]:
+        if self.failures > 0:
+            self.failures -= 1
+            raise StoreUnavailableError("redis down")
+        return super().observe_evaluations(items)
+
+    def observe_ingest(self, items: Sequence[IngestObservation]) -> list[bool]:
+        return super().observe_ingest(items)
+
+
+def _run_consumer(
+    fake: FakeConsumer,
+    windows: MemoryWindowStore,
+    *,
+    judge: FakeJudge | None = None,
+    options: ConsumerOptions | None = None,
+    provider: TracerProvider | None = None,
+    rate: float = 1.0,
+) -> tuple[KafkaTraceConsumer, threading.Thread, FakeProducer, CollectorRegistry]:
+    settings = Settings(
+        kafka=KafkaSettings(bootstrap_servers="fake:9092", topic="t", commit_interval_s=0.05),
+        sampling=SamplingSettings(rate=rate),
+    )
+    registry = CollectorRegistry()
+    processor = make_processor(settings, windows, MemoryFindingStore(settings), [], registry, judge)
+    dlq_producer = FakeProducer()
+    consumer = KafkaTraceConsumer(
+        settings,
+        processor,
+        registry,
+        tracer_provider=provider,
+        options=options
+        or ConsumerOptions(handle_signals=False, poll_timeout_ms=10, backoff_initial_s=0.02),
+        consumer_factory=lambda: fake,
+        dlq=DeadLetterPublisher(dlq_producer, "t.dlq"),
+    )
+    thread = threading.Thread(target=consumer.run, daemon=True)
+    thread.start()
+    return consumer, thread, dlq_producer, registry
+
+
+def _wait(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.01)
+
+
+def test_consumer_dead_letters_bad_input_and_commits_after_durable() -> None:
+    fake = FakeConsumer()
+    windows = MemoryWindowStore(Settings())
+    provider, exporter = _provider()
+    for i in range(6):
+        fake.add(
+            TP0, json.dumps(make_trace(f"a{i}")).encode(), [("traceparent", TRACEPARENT.encode())]
+        )
+    fake.add(TP0, b"not json")
+    fake.add(TP1, b"\xff")
+    fake.add(TP1, json.dumps({"trace_id": "x"}).encode())
+    fake.add(TP1, json.dumps(make_trace("b0")).encode())
+    consumer, thread, dlq, registry = _run_consumer(fake, windows, provider=provider)
+    try:
+        _wait(lambda: fake.committed() == {TP0: 7, TP1: 3})
+        assert consumer.ready()
+    finally:
+        consumer.stop()
+        thread.join(10)
+    assert fake.closed
+    reasons = sorted(dict(m["headers"])["x-groundwatch-reason"] for m in dlq.sent)
+    assert reasons == [b"not_json", b"not_utf8", b"schema"]
+    rejected = registry.get_sample_value(
+        "groundwatch_traces_rejected_total", {"source": "kafka", "reason": "schema"}
+    )
+    assert rejected == 1
+    summary = windows.summaries(time.time() - 600, time.time() + 60)[ALL]
+    assert summary.count("received") == 7
+    assert summary.count("evaluated") == 7
+    names = {s.name for s in exporter.get_finished_spans()}
+    assert {
+        "groundwatch.decode",
+        "groundwatch.sample",
+        "groundwatch.judge",
+        "groundwatch.record",
+    } <= names
+
+
+def test_consumer_pauses_when_judge_is_slow_and_resumes() -> None:
+    fake = FakeConsumer()
+    windows = MemoryWindowStore(Settings())
+    for i in range(40):
+        fake.add(TP0 if i % 2 else TP1, json.dumps(make_trace(f"s{i}")).encode())
+    options = ConsumerOptions(
+        handle_signals=False, poll_timeout_ms=5, queue_capacity=6, eval_batch=2
+    )
+    consumer, thread, _, _ = _run_consumer(fake, windows, judge=FakeJudge(0.02), options=options)
+    try:
+        _wait(lambda: fake.committed() == {TP0: 20, TP1: 20})
+    finally:
+        consumer.stop()
+        thread.join(10)
+    assert fake.max_paused == 2
+    assert not fake.paused_tps
+    assert windows.summaries(time.time() - 600, time.time() + 60)[ALL].count("evaluated") == 40
+
+
+def test_consumer_retries_unavailable_store_without_committing() -> None:
+    fake = FakeConsumer()
+    windows = FlakyWindows(Settings(), failures=6)
+    for i in range(3):
+        fake.add(TP0, json.dumps(make_trace(f"r{i}")).encode())
+    consumer, thread, _, registry = _run_consumer(fake, windows)
+    readiness: list[bool] = []
+    try:
+        _wait(lambda: bool(consumer.failing()))
+        readiness.append(consumer.ready())
+        assert fake.committed() == {}
+        _wait(lambda: fake.committed() == {TP0: 3})
+        _wait(consumer.ready)
+    finally:
+        consumer.stop()
+        thread.join(10)
+    assert readiness == [False]
+    assert registry.get_sample_value("groundwatch_consumer_retries_total", {"stage": "record"}) == 6
+    assert windows.summaries(time.time() - 600, time.time() + 60)[ALL].count("evaluated") == 3
+
+
+def test_consumer_fails_loudly_on_a_bug() -> None:
+    class Broken(FakeJudge):
+        def judge_batch(self, traces: Any) -> Any:
+            raise AssertionError("bug")
+
+    fake = FakeConsumer()
+    fake.add(TP0, json.dumps(make_trace("z")).encode())
+    windows = MemoryWindowStore(Settings())
+    settings = Settings(kafka=KafkaSettings(bootstrap_servers="fake:9092", topic="t"))
+    registry = CollectorRegistry()
+    processor = make_processor(
+        settings, windows, MemoryFindingStore(settings), [], registry, Broken()
+    )
+
+    def boom(*args: Any) -> Any:
+        raise TypeError("bug in the store")
+
+    processor.record = boom  # type: ignore[method-assign]
+    consumer = KafkaTraceConsumer(
+        settings,
+        processor,
+        registry,
+        options=ConsumerOptions(handle_signals=False, poll_timeout_ms=5),
+        consumer_factory=lambda: fake,
+        dlq=DeadLetterPublisher(FakeProducer(), "t.dlq"),
+    )
+    with pytest.raises(TypeError):
+        consumer.run()
+    assert fake.committed() == {}
+    assert fake.closed

@@ -1,0 +1,262 @@
+"""One suite, two backends: MemoryWindowStore and RedisWindowStore (real redis-server)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+
+import pytest
+import redis
+from groundwatch.redis_store import RedisWindowStore
+from groundwatch.settings import RedisSettings, Settings, WindowSettings
+from groundwatch.slices import OTHER, SliceMapper
+from groundwatch.stores import StoreUnavailableError
+from groundwatch.windows import (
+    ALL,
+    Baseline,
+    BucketWindows,
+    MemoryWindowStore,
+    WindowSummary,
+    plan_buckets,
+)
+
+from tests.helpers_windows import FakeClock, obs, record
+from tests.infra import free_port
+
+Store = MemoryWindowStore | RedisWindowStore
+MakeStore = Callable[[], Store]
+
+
+def _settings(prefix: str) -> Settings:
+    return Settings(
+        windows=WindowSettings(
+            bucket_s=60,
+            rollup_s=600,
+            fine_retention_s=3600,
+            retention_s=7200,
+            min_samples=3,
+            histogram_bins=10,
+        ),
+        redis=RedisSettings(key_prefix=prefix, dedup_ttl_s=3600),
+    )
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock.aligned(3600)
+
+
+@pytest.fixture(params=["memory", "redis"])
+def make_store(
+    request: pytest.FixtureRequest, unique_name: str, clock: FakeClock
+) -> Iterator[MakeStore]:
+    """A factory of store instances sharing one state: a new RedisWindowStore (a replica)
+    per call on the same prefix, or the one process-local MemoryWindowStore."""
+    settings = _settings(unique_name)
+    if request.param == "memory":
+        memory = MemoryWindowStore(settings, clock=clock)
+        yield lambda: memory
+        return
+    server = request.getfixturevalue("redis_server")
+    clients: list[redis.Redis] = []
+
+    def make() -> Store:
+        client = redis.Redis.from_url(server.url)
+        clients.append(client)
+        return RedisWindowStore(client, settings, clock=clock)
+
+    yield make
+    for client in clients:
+        client.close()
+
+
+def test_buckets_count_sum_and_histogram(make_store: MakeStore, clock: FakeClock) -> None:
+    store = make_store()
+    now = clock()
+    fresh = store.observe_ingest(
+        [
+            obs("a", now - 30, {"tenant": "acme"}, top=0.95, chars=0),
+            obs("b", now - 90, {"tenant": "acme"}, sampled=False, top=None),
+            obs("c", now - 200, {"tenant": "beta"}, top=0.15),
+        ]
+    )
+    assert fresh == [True, True, True]
+    assert store.observe_evaluations(
+        [
+            (record("a", supported=1, contradicted=1), {"tenant": "acme"}, now - 30),
+            (record("c", supported=2, refusal=True), {"tenant": "beta"}, now - 200),
+        ]
+    ) == [True, True]
+    hour = store.summaries(now - 3600, now)
+    total = hour[ALL]
+    assert total.count("received") == 3
+    assert total.count("sampled") == 2
+    assert total.count("scored") == 2
+    assert total.count("contradicted") == 1
+    assert total.count("claims") == 4
+    assert total.rate("refusal") == (1, 2)
+    assert total.mean("faithfulness") == pytest.approx(0.75)
+    top = total.hist("retrieval_top_score", 10)
+    assert top.count == 2
+    assert top.bins[9] == 1
+    assert top.bins[1] == 1
+    assert total.samples("context_chars") == 3
+    assert hour["tenant", "acme"].count("received") == 2
+    assert hour["tenant", "beta"].mean("faithfulness") == 1.0
+    # the last 2 minutes: only "a" (30 s ago) and "b" (90 s ago)
+    recent = store.summaries(now - 120, now)
+    assert recent[ALL].count("received") == 2
+    assert ("tenant", "beta") not in recent
+
+
+def test_current_and_reference_ranges_do_not_overlap(
+    make_store: MakeStore, clock: FakeClock
+) -> None:
+    store = make_store()
+    now = clock()
+    times = [now - i * 37.0 for i in range(40)]
+    store.observe_ingest([obs(f"t{i}", ts) for i, ts in enumerate(times)])
+    current, reference, everything = store.summaries_many(
+        [(now - 600, now), (now - 1800, now - 600), (now - 1800, now)]
+    )
+    assert current[ALL].count("received") + reference[ALL].count("received") == 40
+    assert everything[ALL].count("received") == 40
+
+
+def test_long_ranges_read_coarse_buckets() -> None:
+    ws = _settings("x").windows
+    now = 100_000.0
+    plan = plan_buckets(now - 3000, now, now, ws)
+    coarse = [k for k in plan if k[0] == "c"]
+    assert coarse  # whole 600 s intervals come from coarse buckets
+    assert len(plan) < 3000 / 60
+    covered = sum(600 if k[0] == "c" else 60 for k in plan)
+    assert covered == 3000
+
+
+def test_coarse_and_fine_agree(make_store: MakeStore, clock: FakeClock) -> None:
+    store = make_store()
+    now = clock()
+    store.observe_ingest([obs(f"t{i}", now - i * 11.0) for i in range(300)])
+    (summary,) = store.summaries_many([(now - 3500, now)])
+    assert summary[ALL].count("received") == sum(1 for i in range(300) if i * 11.0 < 3480)
+
+
+def test_redelivery_never_double_counts(make_store: MakeStore, clock: FakeClock) -> None:
+    store = make_store()
+    now = clock()
+    items = [obs("x", now - 5, {"tenant": "acme"}), obs("y", now - 5)]
+    assert store.observe_ingest(items) == [True, True]
+    assert store.observe_ingest(items) == [False, False]
+    assert store.observe_ingest([obs("z", now), obs("z", now)]) == [True, False]
+    rec = (record("x", contradicted=2), {"tenant": "acme"}, now - 5)
+    assert store.observe_evaluations([rec]) == [True]
+    assert store.observe_evaluations([rec, rec]) == [False, False]
+    total = store.summaries(now - 60, now)[ALL]
+    assert total.count("received") == 3
+    assert total.count("contradicted") == 2
+    assert total.count("evaluated") == 1
+
+
+def test_slice_top_n_shared_between_replicas(make_store: MakeStore, unique_name: str) -> None:
+    one, two = make_store(), make_store()
+    first = SliceMapper(["tenant"], 2, admit=lambda k, v: one.admit_slice_value(k, v, 2))
+    second = SliceMapper(["tenant"], 2, admit=lambda k, v: two.admit_slice_value(k, v, 2))
+    assert first.slices({"tenant": "a"}) == {"tenant": "a"}
+    assert second.slices({"tenant": "b"}) == {"tenant": "b"}
+    # the cluster-wide top-N is full: a value new to both replicas is "other" everywhere
+    assert first.slices({"tenant": "c"}) == {"tenant": OTHER}
+    assert second.slices({"tenant": "c"}) == {"tenant": OTHER}
+    assert first.slices({"tenant": "b"}) == {"tenant": "b"}
+    assert second.slices({})["tenant"] == "unknown"
+
+
+def test_retention_drops_old_buckets(make_store: MakeStore, clock: FakeClock) -> None:
+    store = make_store()
+    now = clock()
+    store.observe_ingest([obs("old", now - 7200 - 700), obs("new", now - 10)])
+    everything = store.summaries(now - 20_000, now)[ALL]
+    assert everything.count("received") == 1  # older than retention: never written
+    store.observe_ingest([obs("mid", now - 3000)])
+    clock.t = now + 7200 + 700
+    later = store.summaries(clock() - 20_000, clock())
+    assert ALL not in later or later[ALL].count("received") == 0
+    if isinstance(store, MemoryWindowStore):
+        assert store.bucket_count() == 0
+    else:
+        keys = list(store.client.scan_iter(f"{store.prefix}:w:*"))
+        assert keys
+        for key in keys:
+            ttl = store.client.ttl(key)
+            assert 0 < int(ttl) <= 7200 + 600 + 60  # type: ignore[arg-type]
+
+
+def test_future_timestamps_count_now(make_store: MakeStore, clock: FakeClock) -> None:
+    store = make_store()
+    now = clock()
+    store.observe_ingest([obs("f", now + 86_400)])
+    assert store.summaries(now - 60, now)[ALL].count("received") == 1
+
+
+def test_two_replicas_concurrently_count_each_trace_once(
+    make_store: MakeStore, clock: FakeClock
+) -> None:
+    replicas = [make_store(), make_store()]
+    now = clock()
+    ids = [f"trace-{i}" for i in range(300)]
+    results: dict[int, list[bool]] = {}
+
+    def run(n: int) -> None:
+        store = replicas[n]
+        got: list[bool] = []
+        for start in range(0, len(ids), 25):
+            batch = ids[start : start + 25]
+            got += store.observe_ingest([obs(t, now - 1, {"tenant": "acme"}) for t in batch])
+            got += store.observe_evaluations(
+                [(record(t, contradicted=1), {"tenant": "acme"}, now - 1) for t in batch]
+            )
+        results[n] = got
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sum(results[0]) + sum(results[1]) == 2 * len(ids)
+    total = replicas[0].summaries(now - 60, now)[ALL]
+    assert total.count("received") == len(ids)
+    assert total.count("contradicted") == len(ids)
+    assert replicas[1].summaries(now - 60, now)["tenant", "acme"].count("scored") == len(ids)
+
+
+def test_baseline_roundtrip(make_store: MakeStore) -> None:
+    store = make_store()
+    assert store.load_baseline() is None
+    summary = WindowSummary(counts={"scored": 5.0})
+    store.save_baseline(Baseline(1.0, 2.0, 3.0, "v", {ALL: summary}))
+    loaded = make_store().load_baseline()
+    assert loaded is not None
+    assert loaded.slices[ALL].count("scored") == 5.0
+    assert loaded.metric_version == "v"
+    assert store.delete_baseline() is True
+    assert store.delete_baseline() is False
+
+
+def test_unreachable_redis_raises_store_unavailable(unique_name: str) -> None:
+    client = redis.Redis(host="127.0.0.1", port=free_port(), socket_connect_timeout=0.5)
+    store = RedisWindowStore(client, _settings(unique_name))
+    assert store.ping() is False
+    with pytest.raises(StoreUnavailableError) as exc:
+        store.observe_ingest([obs("a", store.now())])
+    assert exc.value.retriable is True
+    with pytest.raises(StoreUnavailableError):
+        store.summaries(store.now() - 60, store.now())
+    with pytest.raises(StoreUnavailableError):
+        store.admit_slice_value("tenant", "a", 3)
+
+
+def test_layout_is_validated(unique_name: str) -> None:
+    bad = Settings(windows=WindowSettings(bucket_s=60, rollup_s=90))
+    with pytest.raises(ValueError, match="multiple"):
+        MemoryWindowStore(bad)
+    assert isinstance(MemoryWindowStore(_settings(unique_name)), BucketWindows)
