@@ -23,10 +23,11 @@ class FakeClock:
         return self.t
 
     @classmethod
-    def aligned(cls, step: int = 3600) -> FakeClock:
+    def aligned(cls, step: int = 3600, offset: float = 30.0) -> FakeClock:
+        """Now, moved to ``offset`` seconds after the middle of the current ``step``."""
         import time
 
-        return cls(math.floor(time.time() / step) * step + 0.5 * step)
+        return cls(math.floor(time.time() / step) * step + 0.5 * step + offset)
 
 
 def obs(

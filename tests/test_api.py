@@ -10,11 +10,11 @@ from typing import Any
 import jsonschema
 import pytest
 from fastapi.testclient import TestClient
-
 from groundwatch.app import create_app
 from groundwatch.record import EvaluationRecord
 from groundwatch.runtime import Runtime
 from groundwatch.settings import Settings
+
 from tests.fakes import FakeJudge
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -20,10 +20,40 @@ from groundwatch.settings import JudgeSettings, Settings
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-WORDS = (
-    "the a an is was fee plan pro costs cost renewal discount applies from sky blue green 10 12 "
-    "dollars month per paris capital of france berlin germany it includes sso support"
-).split()
+WORDS = [
+    "the",
+    "a",
+    "an",
+    "is",
+    "was",
+    "fee",
+    "plan",
+    "pro",
+    "costs",
+    "cost",
+    "renewal",
+    "discount",
+    "applies",
+    "from",
+    "sky",
+    "blue",
+    "green",
+    "10",
+    "12",
+    "dollars",
+    "month",
+    "per",
+    "paris",
+    "capital",
+    "of",
+    "france",
+    "berlin",
+    "germany",
+    "it",
+    "includes",
+    "sso",
+    "support",
+]
 
 ModelFactory = Callable[..., Path]
 
@@ -270,7 +300,7 @@ def test_version_names_model_and_thresholds(random_model: Path) -> None:
 
 
 def test_load_fails_clearly(tmp_path: Path) -> None:
-    with pytest.raises(JudgeError, match="no config.json") as missing:
+    with pytest.raises(JudgeError, match=r"no config\.json") as missing:
         NliJudge(tmp_path / "nowhere").load()
     assert missing.value.reason == "judge_unavailable"
     not_nli = _save_model(tmp_path / "sentiment", {0: "negative", 1: "positive"})
@@ -289,3 +319,14 @@ def test_factory_builds_nli(random_model: Path) -> None:
     assert judge.backend == "nli"
     with pytest.raises(ValueError, match="NLI_MODEL_DIR"):
         build_judge(Settings(judge=JudgeSettings(backend="nli")))
+
+
+def test_factory_passes_the_embedder(random_model: Path) -> None:
+    embedder = _HashEmbedder()
+    nli = build_judge(
+        Settings(judge=JudgeSettings(backend="nli", nli_model_dir=str(random_model))), embedder
+    )
+    assert "emb:hash-bow" in nli.version
+    embedded = build_judge(Settings(judge=JudgeSettings(relevance_threshold=0.5)), embedder)
+    assert embedded.backend == "embedded"
+    assert "hash-bow" in embedded.version

@@ -281,7 +281,9 @@ def test_no_answer_skips_the_answer_prompt(judge: OpenAIJudge, server: FakeChatS
 
 
 def test_fenced_json_is_accepted(judge: OpenAIJudge, server: FakeChatServer) -> None:
-    fenced = "```json\n" + json.dumps({"refusal": True, "answer_relevance": 0, "claims": []}) + "\n```"
+    fenced = (
+        "```json\n" + json.dumps({"refusal": True, "answer_relevance": 0, "claims": []}) + "\n```"
+    )
     server.script = [Reply(content=fenced)]
     [result] = judge.judge_batch([trace(answer="I cannot find that.")])
     assert isinstance(result, TraceJudgement)

@@ -35,7 +35,10 @@ def mask() -> PiiRedactor:
         ("+1 (555) 123-4567", "[PHONE]"),
         ("+4915112345678.", "[PHONE]."),
         ("(555) 123-4567 or 555-123-4567 or 555.123.4567", "[PHONE] or [PHONE] or [PHONE]"),
-        ("DE 030 1234567, FR 06 12 34 56 78, UK 020 7946 0958", "DE [PHONE], FR [PHONE], UK [PHONE]"),
+        (
+            "DE 030 1234567, FR 06 12 34 56 78, UK 020 7946 0958",
+            "DE [PHONE], FR [PHONE], UK [PHONE]",
+        ),
         ("call me at 5551234567 please", "call me at [PHONE] please"),
         ("Phone: 0612345678", "Phone: [PHONE]"),
         ("card 4111 1111 1111 1111 ok", "card [CARD] ok"),

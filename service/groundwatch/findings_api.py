@@ -16,7 +16,7 @@ so the JSON routes can sit behind authentication while the page and its assets a
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from importlib import resources
+from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
@@ -31,6 +31,7 @@ from pydantic import BaseModel, Field
 
 __all__ = ["FindingOut", "FindingsPageOut", "findings_router", "page_router"]
 
+_STATIC_DIR = Path(__file__).parent / "static"
 _ASSETS = {
     "page.js": "text/javascript; charset=utf-8",
     "page.css": "text/css; charset=utf-8",
@@ -91,7 +92,9 @@ def _unavailable(exc: StoreUnavailableError) -> HTTPException:
 
 
 def _static(name: str) -> str:
-    return resources.files("groundwatch").joinpath("static", name).read_text("utf-8")
+    # groundwatch is a namespace package: importlib.resources cannot read it when installed
+    # editable, so read next to this module (package-data ships static/*).
+    return (_STATIC_DIR / name).read_text("utf-8")
 
 
 def page_router() -> APIRouter:

@@ -47,7 +47,10 @@ _LLM_HINTS = (
     "llm.input_messages.0.message.content",
     "llm.output_messages.0.message.content",
 )
-_OI_DOC = re.compile(r"^(?:retrieval|reranker\.output)\.documents\.(\d+)\.document\.(\w+)$")
+_OI_DOC = re.compile(
+    r"^(retrieval\.documents|reranker\.output_documents|reranker\.input_documents)"
+    r"\.(\d+)\.document\.(\w+)$"
+)
 _OI_MSG = re.compile(r"^llm\.(input|output)_messages\.(\d+)\.message\.(role|content)$")
 _LEGACY_MSG = re.compile(r"^gen_ai\.(prompt|completion)\.(\d+)\.(role|content)$")
 
@@ -265,7 +268,11 @@ def documents(span: SpanRecord) -> list[Document]:
     if flat:
         # A reranker lists inputs and outputs; what the model saw is the output.
         groups = {key[0] for key in flat}
-        wanted = "reranker.output" if "reranker.output" in groups else "retrieval"
+        wanted = (
+            "reranker.output_documents"
+            if "reranker.output_documents" in groups
+            else "retrieval.documents"
+        )
         for (group, _), leaf in sorted(flat.items(), key=lambda kv: kv[0][1]):
             if group != wanted:
                 continue

@@ -185,6 +185,8 @@ class Runtime:
         if self._started:
             return
         self._started = True
+        if not self.judge.ready():
+            self.judge.load()
         self.queue.start()
         if self.consumer is not None:
             self._consumer_thread = threading.Thread(

@@ -83,10 +83,14 @@ class SecurityGuard:
         ]
         metrics = settings.metrics_token.get_secret_value() if settings.metrics_token else ""
         self._metrics_tokens = [metrics.encode()] if metrics else []
-        self.limiter = limiter or TokenBucketLimiter(
-            settings.rate_limit_per_s,
-            settings.rate_limit_burst,
-            max_keys=settings.rate_limit_max_clients,
+        self.limiter = (
+            limiter
+            if limiter is not None
+            else TokenBucketLimiter(
+                settings.rate_limit_per_s,
+                settings.rate_limit_burst,
+                max_keys=settings.rate_limit_max_clients,
+            )
         )
         self.auth_failures = 0  # refused requests (401 and 403) so far
 

@@ -322,7 +322,9 @@ def plan_buckets(start: float, end: float, now: float, settings: WindowSettings)
     coarse = math.floor(lo / c) * c
     while coarse <= hi:
         first, last = max(lo, coarse), min(hi, coarse + c - f)
-        if first == coarse and last == coarse + c - f:
+        if coarse + c + settings.retention_s <= now:
+            pass  # past retention, whether or not the backend has dropped it yet
+        elif first == coarse and last == coarse + c - f:
             keys.append(("c", coarse))
         elif first >= fine_floor:
             keys.extend(("f", b) for b in range(first, last + f, f))

@@ -391,11 +391,14 @@ def _ends_acronym_sentence(chunk: str, after: str) -> bool:
 
 # --------------------------------------------------------------------------- cleaning
 
-_GREETING = re.compile(
-    r"^(?:hi|hello|hey|greetings|thanks|thank you|great question|good question|sure|certainly|"
-    r"of course|absolutely|happy to help|glad to help|no problem|you're welcome)\b[^.!?]*[.!?]*$",
-    re.I,
+_GREETING_WORDS = (
+    r"(?:hi|hello|hey|greetings|thanks|thank you|great question|good question|sure|certainly|"
+    r"of course|absolutely|happy to help|glad to help|no problem|you're welcome|okay|ok)"
 )
+# A greeting alone, or followed by a few filler words ("Sure, happy to help!").
+_GREETING = re.compile(rf"^{_GREETING_WORDS}\b[\s,!.]*(?:[\w']+[\s,!.]*){{0,4}}$", re.I)
+_GREETING_PREFIX = re.compile(rf"^{_GREETING_WORDS}\s*[,!.:;\-–—]\s*", re.I)
+
 _META_SENTENCE = re.compile(
     r"^(?:i hope (?:this|that) helps|hope (?:this|that) helps|let me know|feel free|"
     r"don't hesitate|do not hesitate|please (?:let|feel|contact|reach|consult|check|verify|refer|"
@@ -731,6 +734,11 @@ def subject_of(sentence: str) -> str | None:
 
 def _question_subject(question: str) -> str | None:
     tokens = question.rstrip(" ?").split()
+    if tokens and tokens[0].lower() in _WH:
+        # "What job does X have?" -> skip the wh-phrase up to its auxiliary.
+        rest = tokens[1:]
+        cut = next((i for i, t in enumerate(rest[:4]) if t.lower() in _AUX), None)
+        tokens = rest[cut:] if cut is not None else rest
     while tokens and (tokens[0].lower() in _WH or tokens[0].lower() in _AUX):
         tokens = tokens[1:]
     out: list[str] = []
@@ -745,7 +753,17 @@ def _question_subject(question: str) -> str | None:
     return " ".join(out) if out else None
 
 
-def _resolve_pronoun(sentence: str, antecedent: str | None) -> str:
+def _question_person(question: str) -> str | None:
+    """The longest capitalised multi-word name in the question (outside quotes)."""
+    unquoted = re.sub(r"\"[^\"]*\"|“[^”]*”", " ", question)
+    spans = re.findall(r"(?:[A-Z][\w'’\-.]+\s+){1,3}[A-Z][\w'’\-]+", unquoted)
+    spans = [sp for sp in spans if sp.split()[0].lower() not in STOPWORDS | _WH]
+    return max(spans, key=len) if spans else None
+
+
+def _resolve_pronoun(sentence: str, antecedent: str | None, person: str | None = None) -> str:
+    if re.match(r"^(?:He|She|His|Her)\b", sentence) and person:
+        antecedent = person
     if not antecedent:
         return sentence
     m = re.match(
@@ -814,7 +832,8 @@ def _clean(sentence: str) -> str | None:
     if _GREETING.match(s) or _META_SENTENCE.match(s):
         return None
     for _ in range(3):
-        new = _LEAD_IN.sub("", s, count=1).strip()
+        new = _GREETING_PREFIX.sub("", s, count=1).strip()
+        new = _LEAD_IN.sub("", new, count=1).strip()
         if new == s:
             break
         s = new
@@ -836,7 +855,8 @@ def is_terse(answer: str) -> bool:
     if len(split_sentences(a)) > 1:
         return False
     words = rest.split()
-    return len(words) <= 6 and not _has_verb(rest)
+    lowered = " ".join(w for w in words if not w[:1].isupper())
+    return len(words) <= 8 and not _has_verb(lowered)
 
 
 def terse_claim_parts(claim: str) -> tuple[str, str] | None:
@@ -866,6 +886,7 @@ def extract_claims(question: str, answer: str) -> list[str]:
         return [f"{q} {rest}."]
     claims: list[str] = []
     antecedent = _question_subject(question)
+    person = _question_person(question)
     for sentence in split_sentences(text):
         cleaned = _clean(sentence)
         if cleaned is None:
@@ -875,13 +896,15 @@ def extract_claims(question: str, answer: str) -> list[str]:
         for part in _split_conjunctions(cleaned):
             if is_refusal_sentence(part):
                 continue  # "the documents do not say" is not a claim about the world
-            resolved = _resolve_pronoun(part, antecedent)
+            resolved = _resolve_pronoun(part, antecedent, person)
             resolved = _finish(resolved)
             if len(content_words(resolved)) == 0:
                 continue
             subject = subject_of(resolved)
             if subject is not None:
                 antecedent = subject
+                if re.fullmatch(r"(?:[A-Z][\w'’\-.]+\s*){2,4}", subject):
+                    person = subject
             claims.append(resolved)
     if not claims and is_terse(_YES_NO.sub("", text)):
         return extract_claims(question, _YES_NO.sub("", text))

