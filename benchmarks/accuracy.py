@@ -35,7 +35,16 @@ from groundwatch.judges.embedded import EmbeddedJudge
 from groundwatch.record import EvaluationRecord
 from groundwatch.settings import Settings
 
-__all__ = ["AccuracyReport", "auroc", "evaluate_rows", "load_rows", "score_records"]
+__all__ = [
+    "AccuracyReport",
+    "auroc",
+    "calibrate_relevance",
+    "evaluate_rows",
+    "load_rows",
+    "score_records",
+    "sweep_support",
+    "throughput",
+]
 
 VERDICTS = ("supported", "contradicted", "not_found")
 
@@ -119,14 +128,16 @@ def _overlap(a: str, b: str) -> float:
 def _unsupported_score(record: EvaluationRecord) -> float:
     if record.faithfulness is None:
         return 0.0
-    support = [
-        c.score if c.verdict == "supported" else 1.0 - c.score for c in record.claims
-    ] or [1.0]
+    support = [c.score if c.verdict == "supported" else 1.0 - c.score for c in record.claims] or [
+        1.0
+    ]
     # Faithfulness first; mean support breaks ties within a faithfulness level.
     return (1.0 - record.faithfulness) + 0.01 * (1.0 - sum(support) / len(support))
 
 
-def score_records(rows: Sequence[dict[str, Any]], records: Sequence[EvaluationRecord]) -> AccuracyReport:
+def score_records(
+    rows: Sequence[dict[str, Any]], records: Sequence[EvaluationRecord]
+) -> AccuracyReport:
     """Compare records with the rows' labels."""
     report = AccuracyReport(n=len(rows))
     truth: list[bool] = []
@@ -151,7 +162,11 @@ def score_records(rows: Sequence[dict[str, Any]], records: Sequence[EvaluationRe
             refusal_right += int(bool(label["refusal"]) == record.refusal)
         for lc in labeled_claims:
             best = max(record.claims, key=lambda c: _overlap(c.text, lc["text"]), default=None)
-            got = best.verdict if best is not None and _overlap(best.text, lc["text"]) > 0.2 else "not_found"
+            got = (
+                best.verdict
+                if best is not None and _overlap(best.text, lc["text"]) > 0.2
+                else "not_found"
+            )
             confusion[lc["verdict"]][got] += 1
             claim_total += 1
             ok = got == lc["verdict"]
@@ -229,8 +244,77 @@ def evaluate_rows(
     return report, records
 
 
+def calibrate_relevance(rows: Sequence[dict[str, Any]], judge: EmbeddedJudge) -> float:
+    """Threshold that best separates a question's own passages from another trace's passages.
+
+    Positives: each row's passages (HaluEval passages are retrieved for their question);
+    negatives: the passages of the next row. Prints the sweep; returns the best threshold.
+    """
+    traces = _traces(rows)
+    own = [t.model_copy(update={"answer": None}) for t in traces]
+    other = [
+        t.model_copy(update={"answer": None, "contexts": traces[(i + 1) % len(traces)].contexts})
+        for i, t in enumerate(traces)
+    ]
+    pos = [
+        r
+        for j in judge.judge_batch(own)
+        if not isinstance(j, Exception)
+        for r in j.context_relevance
+    ]
+    neg = [
+        r
+        for j in judge.judge_batch(other)
+        if not isinstance(j, Exception)
+        for r in j.context_relevance
+    ]
+    best, best_bacc = 0.0, -1.0
+    for k in range(10, 80):
+        t = k / 100
+        bacc = (sum(p >= t for p in pos) / len(pos) + sum(n < t for n in neg) / len(neg)) / 2
+        if bacc > best_bacc:
+            best, best_bacc = t, bacc
+    print(
+        f"relevance: AUROC {_fmt(auroc(pos + neg, [True] * len(pos) + [False] * len(neg)))}, "
+        f"best threshold {best:.2f} (balanced accuracy {best_bacc:.3f})"
+    )
+    return best
+
+
+def sweep_support(rows: Sequence[dict[str, Any]], embedder: Any) -> None:
+    """Balanced accuracy and claim accuracy across support thresholds."""
+    for t in (0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95):
+        report, _ = evaluate_rows(rows, EmbeddedJudge(embedder, support_threshold=t))
+        claim = (
+            "" if report.claim_accuracy is None else f", claim accuracy {report.claim_accuracy:.3f}"
+        )
+        print(f"support threshold {t:.2f}: balanced accuracy {report.balanced_accuracy:.3f}{claim}")
+
+
+def throughput(rows: Sequence[dict[str, Any]], judge: EmbeddedJudge, passages: int = 5) -> float:
+    """Warm-cache traces/s on traces with ``passages`` passages each (borrowed from other rows)."""
+    texts = [c if isinstance(c, str) else c["text"] for r in rows for c in r["contexts"]]
+    traces = [
+        RagTrace.model_validate(
+            {
+                "trace_id": f"tp-{i}",
+                "question": r["question"],
+                "answer": r["answer"],
+                "contexts": [texts[(i + k) % len(texts)] for k in range(passages)],
+            }
+        )
+        for i, r in enumerate(rows)
+    ]
+    for i in range(0, len(traces), 32):
+        judge.judge_batch(traces[i : i + 32])
+    start = time.perf_counter()
+    for i in range(0, len(traces), 32):
+        judge.judge_batch(traces[i : i + 32])
+    return len(traces) / (time.perf_counter() - start)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("file", type=Path)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--mistakes", action="store_true", help="print the misjudged items")
@@ -238,23 +322,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--calibrate", action="store_true", help="sweep support and relevance thresholds"
     )
+    parser.add_argument(
+        "--throughput", action="store_true", help="warm traces/s with 5 passages a trace"
+    )
     args = parser.parse_args(argv)
     rows = load_rows(args.file, args.limit)
     embedder = build_embedder(Settings().embedding)
     judge = EmbeddedJudge(embedder)
-    report, records = evaluate_rows(rows, judge)
+    report, _ = evaluate_rows(rows, judge)
     if args.warm:
-        report, records = evaluate_rows(rows, judge)
+        report, _ = evaluate_rows(rows, judge)
     print(f"judge: {judge.version}")
     print("\n".join(report.lines()))
     if args.mistakes:
         for m in report.mistakes:
             print(json.dumps(m, ensure_ascii=False))
     if args.calibrate:
-        from calibrate import calibrate_relevance, sweep_support
-
         sweep_support(rows, embedder)
         calibrate_relevance(rows, judge)
+    if args.throughput:
+        print(f"throughput, 5 passages a trace, warm cache: {throughput(rows, judge):.1f} traces/s")
     return 0
 
 

@@ -57,9 +57,9 @@ def _settings(broker: KafkaBroker, redis_url: str, name: str, rate: float) -> Se
             heartbeat_interval_ms=1000,
             commit_interval_s=0.2,
         ),
-        redis=RedisSettings(url=redis_url, key_prefix=name),  # type: ignore[arg-type]
+        redis=RedisSettings(url=redis_url, key_prefix=name),
         sampling=SamplingSettings(rate=rate),
-        limits={"max_bytes": 20_000},  # type: ignore[arg-type]
+        limits={"max_bytes": 20_000},
     )
 
 
@@ -406,7 +406,8 @@ def test_redis_outage_retries_without_loss_and_readiness_follows(
             run.stop()
     assert False in seen, "ready() never went false during the outage"
     assert seen[-1] is True
-    assert retries and retries > 0
+    assert retries is not None
+    assert retries > 0
     results = read_topic(kafka_broker.bootstrap, f"{unique_name}.results", expect=60)
     assert {(m.key or b"").decode() for m in results} == set(first + second)
 

@@ -221,7 +221,7 @@ def test_client_config_passes_sasl_ssl_through() -> None:
             security_protocol="SASL_SSL",
             sasl_mechanism="SCRAM-SHA-512",
             sasl_username="u",
-            sasl_password="p",  # type: ignore[arg-type]
+            sasl_password="p",
             ssl_cafile="/ca.pem",
         ),
         suffix="-x",
@@ -498,7 +498,7 @@ def test_consumer_fails_loudly_on_a_bug() -> None:
     def boom(*args: Any) -> Any:
         raise TypeError("bug in the store")
 
-    processor.record = boom  # type: ignore[method-assign]
+    processor.record = boom  # type: ignore[method-assign,assignment]
     consumer = KafkaTraceConsumer(
         settings,
         processor,
@@ -511,3 +511,38 @@ def test_consumer_fails_loudly_on_a_bug() -> None:
         consumer.run()
     assert fake.committed() == {}
     assert fake.closed
+
+
+# -- decode fast path ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        json.dumps(make_trace("ok")).encode(),
+        json.dumps(make_trace("ok", contexts=["plain string passage"])).encode(),
+        b"{oops",
+        b"\xff\xfe",
+        b"\xef\xbb\xbf" + json.dumps(make_trace("bom")).encode(),
+        json.dumps({"trace_id": "x", "contexts": []}).encode(),
+        b'{"trace_id":"\\ud800","question":"q","contexts":[]}',
+        b'{"trace_id":"n","question":"q","contexts":[{"text":"t","score":NaN}]}',
+        json.dumps(make_trace("long", question="q" * 9000)).encode(),
+        json.dumps(make_trace("big", answer="a" * 3000)).encode(),
+        b"[]",
+        b"",
+    ],
+)
+def test_decode_fast_agrees_with_the_contract(raw: bytes) -> None:
+    from groundwatch.contract import TraceDecodeError, TraceLimits, decode_trace
+    from groundwatch_consumers.decode import decode_fast
+
+    limits = TraceLimits(max_bytes=2000)
+
+    def outcome(fn: Callable[[bytes, TraceLimits], Any]) -> Any:
+        try:
+            return fn(raw, limits).model_dump()
+        except TraceDecodeError as exc:
+            return (exc.reason, exc.detail)
+
+    assert outcome(decode_fast) == outcome(decode_trace)

@@ -13,16 +13,18 @@ from dataclasses import dataclass
 import httpx
 import pytest
 import uvicorn
+from groundwatch.app import create_app
+from groundwatch.contract import RagTrace
+from groundwatch.record import Verdict
+from groundwatch.runtime import Runtime
+from groundwatch.settings import OtelSettings, Settings
+from groundwatch.telemetry import EvaluationEventEmitter, ProducerContexts, build_tracer_provider
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from groundwatch.app import create_app
-from groundwatch.runtime import Runtime
-from groundwatch.settings import OtelSettings, Settings
-from groundwatch.telemetry import EvaluationEventEmitter, ProducerContexts, build_tracer_provider
 from tests.fakes import FakeJudge
 from tests.infra import free_port, wait_port
 from tests.otlp_support import (
@@ -57,14 +59,14 @@ class Service:
         raise AssertionError(f"fewer than {count} traces scored")
 
 
-def _contradict_march(claim: str, _: object) -> str:
+def _contradict_march(claim: str, _: RagTrace) -> Verdict:
     return "contradicted" if "March" in claim else "supported"
 
 
 @pytest.fixture
 def service() -> Iterator[Service]:
     settings = Settings(
-        api={"tokens": [TOKEN], "host": "127.0.0.1"},  # type: ignore[arg-type]
+        api={"tokens": [TOKEN], "host": "127.0.0.1"},
         otel=OtelSettings(assembly_window_s=0.5),
         state="memory",
     )
@@ -188,3 +190,40 @@ def test_oversize_trace_is_reported_as_partial_success(service: Service) -> None
     assert (
         service.metric("groundwatch_traces_rejected_total", source="otlp", reason="oversize") == 1
     )
+
+
+def test_full_queue_is_503_with_retry_after_and_spans_are_kept() -> None:
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+    from groundwatch.otlp_api import otlp_router
+
+    class QueueFullError(Exception):
+        retriable = True
+
+    calls: list[int] = []
+
+    def ingest(_: Runtime, traces: list[object], source: str) -> dict[str, object]:
+        calls.append(len(traces))
+        if len(calls) == 1:
+            raise QueueFullError
+        assert source == "otlp"
+        return {"sampled": len(traces)}
+
+    settings = Settings(otel=OtelSettings(assembly_window_s=60))
+    runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
+    app = FastAPI()
+    app.include_router(otlp_router(runtime, settings, ingest))  # type: ignore[arg-type]
+    body = protobuf_body(record_rag_spans("openinference"))
+    headers = {"Content-Type": "application/x-protobuf"}
+    with TestClient(app) as client:
+        full = client.post("/v1/traces", content=body, headers=headers)
+        assert full.status_code == 503
+        assert full.headers["retry-after"] == "2"
+        assert full.content[:2] == b"\x08\x0e"  # google.rpc.Status{code: UNAVAILABLE}
+        receiver = runtime.extras["otlp_receiver"]
+        assert receiver.assembler.pending() == 1  # kept for the exporter's retry
+        retried = client.post("/v1/traces", content=body, headers=headers)
+        assert retried.status_code == 200
+        assert retried.content == b""  # an empty ExportTraceServiceResponse
+    assert calls == [1, 1]
+    assert receiver.assembler.pending() == 0

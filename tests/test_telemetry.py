@@ -57,9 +57,11 @@ def record(**overrides: object) -> EvaluationRecord:
 def test_stage_spans_are_children_of_the_producer_traceparent() -> None:
     exporter = InMemorySpanExporter()
     tracer = PipelineTracer(build_tracer_provider(OtelSettings(), exporter=exporter))
-    with tracer.stage("decode", traceparent=TRACEPARENT, attributes={"source": "kafka"}):
-        with tracer.stage("sample"):
-            pass
+    with (
+        tracer.stage("decode", traceparent=TRACEPARENT, attributes={"source": "kafka"}),
+        tracer.stage("sample"),
+    ):
+        pass
     sample, decode = exporter.get_finished_spans()
     assert decode.name == "groundwatch.decode"
     assert format(decode.context.trace_id, "032x") == TRACE_ID
@@ -106,7 +108,10 @@ def test_evaluation_events_carry_genai_attributes_and_link_the_producer() -> Non
     assert span.attributes is not None
     assert span.attributes["groundwatch.trace_id"] == "t-1"
     assert [format(link.context.trace_id, "032x") for link in span.links] == [TRACE_ID]
-    events = {e.attributes["gen_ai.evaluation.name"]: dict(e.attributes) for e in span.events}  # type: ignore[index]
+    events = {
+        str(attrs["gen_ai.evaluation.name"]): dict(attrs)
+        for attrs in (e.attributes or {} for e in span.events)
+    }
     assert {e.name for e in span.events} == {EVALUATION_EVENT}
     assert events["faithfulness"] == {
         "gen_ai.evaluation.name": "faithfulness",

@@ -23,7 +23,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from tests.helpers_windows import FakeClock, obs, record
-from tests.infra import free_port
+from tests.infra import RedisServer, free_port
 
 Store = MemoryWindowStore | RedisWindowStore
 MakeStore = Callable[[], Store]
@@ -190,7 +190,7 @@ def test_retention_drops_old_buckets(make_store: MakeStore, clock: FakeClock) ->
         keys = list(store.client.scan_iter(f"{store.prefix}:w:*"))
         assert keys
         for key in keys:  # absolute expiry, at most retention + one coarse bucket from "now"
-            expires = int(store.client.expiretime(key))  # type: ignore[arg-type]
+            expires = int(store.client.expiretime(key))
             assert now < expires <= now + 7200 + 600
 
 
@@ -265,3 +265,38 @@ def test_layout_is_validated(unique_name: str) -> None:
     with pytest.raises(ValueError, match="multiple"):
         MemoryWindowStore(bad)
     assert isinstance(MemoryWindowStore(_settings(unique_name)), BucketWindows)
+
+
+def test_redis_restart_is_retriable_and_recovers(
+    redis_server: RedisServer, unique_name: str
+) -> None:
+    """While Redis is down writes raise the retriable error; after it returns (empty, without
+    the Lua script cache) the same store instance works again."""
+    client = redis.Redis.from_url(
+        redis_server.url, socket_timeout=1, socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0)
+    )
+    store = RedisWindowStore(client, _settings(unique_name))
+    now = store.now()
+    assert store.observe_ingest([obs("before", now)]) == [True]
+    redis_server.restart(down_s=0)
+    assert store.observe_ingest([obs("after", now), obs("before", now)]) == [True, True]
+    assert store.summaries(now - 60, now)[ALL].count("received") == 2
+    client.close()
+
+
+def test_redis_down_raises_retriable_error(unique_name: str) -> None:
+    server = RedisServer.spawn()
+    client = redis.Redis.from_url(
+        server.url, socket_timeout=1, socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0)
+    )
+    store = RedisWindowStore(client, _settings(unique_name))
+    try:
+        assert store.observe_ingest([obs("a", store.now())]) == [True]
+        server.stop()
+        with pytest.raises(StoreUnavailableError):
+            store.observe_ingest([obs("b", store.now())])
+        with pytest.raises(StoreUnavailableError):
+            store.load_baseline()
+    finally:
+        server.stop()
+        client.close()

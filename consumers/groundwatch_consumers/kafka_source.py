@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from groundwatch.contract import RagTrace, TraceDecodeError, TraceLimits, decode_trace
+from groundwatch.contract import RagTrace, TraceDecodeError, TraceLimits
 from groundwatch.processing import TraceProcessor
 from groundwatch.settings import Settings
 from kafka import ConsumerRebalanceListener, KafkaConsumer
@@ -38,6 +38,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from groundwatch_consumers.backpressure import PartitionGate, WorkQueue
 from groundwatch_consumers.config import KafkaUnavailableError, client_config
+from groundwatch_consumers.decode import decode_fast
 from groundwatch_consumers.dlq import DeadLetterPublisher
 from groundwatch_consumers.lag import ConsumerLagGauge
 from groundwatch_consumers.offsets import OffsetTracker
@@ -254,13 +255,16 @@ class KafkaTraceConsumer:
         for tp, records in batch.items():
             unit = _Unit(tp)
             self.tracker.delivered(tp, [r.offset for r in records])
+            tracing = self.spans.enabled
             for rec in records:
-                parent = self.spans.extract(rec.headers) if self.spans.enabled else None
+                raw = rec.value if rec.value is not None else b""
+                parent = self.spans.extract(rec.headers) if tracing else None
                 try:
-                    with self.spans.child("groundwatch.decode", parent, offset=rec.offset):
-                        trace = decode_trace(
-                            rec.value if rec.value is not None else b"", self.limits
-                        )
+                    if tracing:
+                        with self.spans.child("groundwatch.decode", parent, offset=rec.offset):
+                            trace = decode_fast(raw, self.limits)
+                    else:
+                        trace = decode_fast(raw, self.limits)
                 except TraceDecodeError as exc:
                     dead.append((rec, exc))
                     continue

@@ -7,10 +7,11 @@ Usage::
     findings = RedisFindingStore(client, settings)
     mapper = SliceMapper(keys, top_n, admit=windows.slice_admitter(top_n))
 
-Atomicity and idempotency: each trace's update is one Lua script that first sets a dedup key
-``<prefix>:d:<i|e>:<trace_id>`` with ``SET NX EX dedup_ttl_s`` and only then increments the
-bucket hashes, so two replicas (or a re-delivery) applying the same trace count it once, and a
-crash can never leave half an update. Bucket hashes carry an absolute expiry (``EXPIREAT``).
+Atomicity and idempotency: a batch is one Lua script that, per trace, first sets a dedup key
+``<prefix>:d:<i|e>:<trace_id>`` with ``SET NX EX dedup_ttl_s`` and only for new traces adds to
+the bucket hashes, so two replicas (or a re-delivery) applying the same trace count it once, and
+a crash can never leave half an update. (Keys are computed inside the script: use a standalone
+or replicated Redis, not Redis Cluster.) Bucket hashes carry an absolute expiry (``EXPIREAT``).
 Every Redis error surfaces as :class:`~groundwatch.stores.StoreUnavailableError` (retriable).
 
 Keys (prefix ``p`` = ``RedisSettings.key_prefix``)::
@@ -30,6 +31,7 @@ from contextlib import contextmanager
 from typing import Any, cast
 
 import redis
+
 from groundwatch.findings import decode_cursor, encode_cursor, finding_from_dict, finding_to_dict
 from groundwatch.record import EvaluationRecord
 from groundwatch.settings import Settings
@@ -40,36 +42,54 @@ from groundwatch.stores import (
     StoreUnavailableError,
 )
 from groundwatch.windows import (
+    SEP,
     Baseline,
     BucketKey,
     BucketWindows,
+    Increments,
     evaluation_increments,
     ingest_increments,
 )
 
 __all__ = ["RedisFindingStore", "RedisWindowStore", "redis_client"]
 
+# One script per batch: atomic for the batch, idempotent per trace (SET NX on its dedup key),
+# and the increments of the new traces are summed per bucket field before HINCRBY, so a batch
+# costs one HINCRBY per distinct field instead of one per trace and field.
+# ARGV[1] = JSON [dedup_ttl, [[dedup_key, [[bucket_key, expire_at], ...], [group, ...],
+#                             {field: increment}], ...]], ARGV[2] = separator.
 _UPDATE = """
-if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return 0 end
-local nint = tonumber(ARGV[2])
-local ntarget = tonumber(ARGV[3])
-local first = 4 + ntarget
-for t = 1, ntarget do
-  local key = KEYS[1 + t]
-  local j = first
-  local k = 0
-  while j < #ARGV do
-    if k < nint then
-      redis.call('HINCRBY', key, ARGV[j], ARGV[j + 1])
-    else
-      redis.call('HINCRBYFLOAT', key, ARGV[j], ARGV[j + 1])
+local p = cjson.decode(ARGV[1])
+local sep = ARGV[2]
+local acc, exp, out = {}, {}, {}
+for i, item in ipairs(p[2]) do
+  if redis.call('SET', item[1], '1', 'NX', 'EX', p[1]) then
+    out[i] = 1
+    for _, t in ipairs(item[2]) do
+      local b = acc[t[1]]
+      if not b then b = {}; acc[t[1]] = b; exp[t[1]] = t[2] end
+      for _, g in ipairs(item[3]) do
+        for f, v in pairs(item[4]) do
+          local name = g .. sep .. f
+          b[name] = (b[name] or 0) + v
+        end
+      end
     end
-    j = j + 2
-    k = k + 1
+  else
+    out[i] = 0
   end
-  redis.call('EXPIREAT', key, ARGV[3 + t])
 end
-return 1
+for key, fields in pairs(acc) do
+  for name, v in pairs(fields) do
+    if string.sub(name, -4) == ':sum' then
+      redis.call('HINCRBYFLOAT', key, name, v)
+    else
+      redis.call('HINCRBY', key, name, v)
+    end
+  end
+  redis.call('EXPIREAT', key, exp[key])
+end
+return out
 """
 
 _ADMIT = """
@@ -121,18 +141,6 @@ def _unavailable(what: str) -> Iterator[None]:
         raise StoreUnavailableError(f"redis {what}: {type(exc).__name__}: {exc}") from exc
 
 
-def _split(incr: Mapping[str, float]) -> tuple[list[str | int | float], int]:
-    """ARGV pairs with integer increments first (HINCRBY), then float sums (HINCRBYFLOAT)."""
-    ints: list[str | int | float] = []
-    floats: list[str | int | float] = []
-    for name, value in incr.items():
-        if name.endswith(":sum"):
-            floats.extend((name, repr(float(value))))
-        else:
-            ints.extend((name, int(value)))
-    return ints + floats, len(ints) // 2
-
-
 class RedisWindowStore(BucketWindows):
     """Window store in Redis, shared by replicas; see the module docstring for the layout.
 
@@ -144,7 +152,7 @@ class RedisWindowStore(BucketWindows):
     ):
         self.settings = settings.windows
         self.clock = clock
-        self._check_layout()
+        self._init_reader()
         self.client = client
         self.prefix = settings.redis.key_prefix
         self._dedup_ttl = max(1, settings.redis.dedup_ttl_s)
@@ -172,22 +180,17 @@ class RedisWindowStore(BucketWindows):
             [("e", r.trace_id, ts, evaluation_increments(r, s, bins)) for r, s, ts in items]
         )
 
-    def _apply(self, updates: Sequence[tuple[str, str, float, dict[str, float]]]) -> list[bool]:
+    def _apply(self, updates: Sequence[tuple[str, str, float, Increments]]) -> list[bool]:
         if not updates:
             return []
         now = self.now()
+        items: list[list[Any]] = []
+        for kind, trace_id, ts, (groups, fields) in updates:
+            targets = [[self._bucket(k), int(exp)] for k, exp in self._targets(ts, now)]
+            items.append([f"{self.prefix}:d:{kind}:{trace_id}", targets, groups, fields])
+        payload = json.dumps([self._dedup_ttl, items], separators=(",", ":"))
         with _unavailable("window update"):
-            pipe = self.client.pipeline(transaction=False)
-            for kind, trace_id, ts, incr in updates:
-                targets = self._targets(ts, now)
-                fields, nint = _split(incr)
-                keys = [f"{self.prefix}:d:{kind}:{trace_id}"]
-                keys.extend(self._bucket(k) for k, _ in targets)
-                args: list[str | int | float] = [self._dedup_ttl, nint, len(targets)]
-                args.extend(int(exp) for _, exp in targets)
-                args.extend(fields)
-                self._update(keys=keys, args=args, client=pipe)
-            results = pipe.execute()
+            results = cast(list[int], self._update(keys=[], args=[payload, SEP]))
         return [bool(r) for r in results]
 
     def _fetch(self, keys: Sequence[BucketKey]) -> dict[BucketKey, Mapping[str, float]]:

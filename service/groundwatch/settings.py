@@ -167,6 +167,41 @@ class JudgeSettings(BaseModel):
     tei_url: str | None = Field(
         default=None, description="TEI-style rerank/classify service URL (tei)."
     )
+    nli_top_k: int = Field(default=3, description="Evidence sentences per claim (nli).")
+    nli_batch_size: int = Field(
+        default=16, description="Premise/hypothesis pairs per forward pass (nli)."
+    )
+    nli_contradiction_threshold: float = Field(
+        default=0.5, description="Contradiction probability bar (nli)."
+    )
+    nli_max_length: int = Field(default=512, description="Max tokens per pair (nli).")
+    nli_device: str = Field(default="cpu", description="torch device (nli).")
+    openai_backoff_base_s: float = Field(default=0.5, description="First retry delay (openai).")
+    openai_backoff_max_s: float = Field(default=20.0, description="Longest retry delay (openai).")
+    openai_max_output_tokens: int = Field(
+        default=1024, description="max_tokens per request (openai)."
+    )
+    openai_max_passage_chars: int = Field(
+        default=4000, description="Passage chars sent per passage (openai)."
+    )
+    openai_json_mode: bool = Field(
+        default=True, description="Send response_format json_object (openai)."
+    )
+    tei_nli_url: str | None = Field(
+        default=None, description="Classify (/predict) service URL; unset = tei_url."
+    )
+    tei_api_key: SecretStr | None = Field(
+        default=None, description="Bearer key for the TEI service."
+    )
+    tei_top_k: int = Field(default=3, description="Evidence sentences per claim (tei).")
+    tei_batch_size: int = Field(default=32, description="Pairs per request (tei).")
+    tei_timeout_s: float = Field(default=10.0, description="Per-request timeout (tei).")
+    tei_max_retries: int = Field(default=3, description="Retries with backoff (tei).")
+    tei_concurrency: int = Field(default=8, description="Concurrent requests (tei).")
+    tei_support_threshold: float = Field(
+        default=0.5, description="Entailment bar for supported (tei)."
+    )
+    tei_contradiction_threshold: float = Field(default=0.5, description="Contradiction bar (tei).")
     relevance_threshold: float | None = Field(
         default=None,
         description="Passage relevance threshold; unset = the judge's calibrated value.",
@@ -209,6 +244,10 @@ class WindowSettings(BaseModel):
     )
     psi_epsilon: float = Field(
         default=1e-4, gt=0.0, description="Smallest bin share used by PSI (empty-bin smoothing)."
+    )
+    read_cache_s: int = Field(
+        default=300,
+        description="Readers cache buckets closed over 10 min ago this long (0 = off).",
     )
     memory_dedup_max: int = Field(
         default=1_000_000, description="Trace ids remembered by the in-memory window store."

@@ -13,8 +13,9 @@ Usage::
 Layout. Every update is added to one *fine* bucket (``bucket_s`` wide, kept ``fine_retention_s``)
 and one *coarse* bucket (``rollup_s`` wide, kept ``retention_s``). A bucket is a flat map of
 ``"<slice_key>\\x1f<slice_value>\\x1f<field>" -> number``: counters (``n:<name>``) and, per metric,
-a histogram of ``histogram_bins`` equal-width bins on [0, 1] plus count and sum (``h:<metric>:...``).
-Each trace updates the total (``all``/``all``) and one group per configured slice key.
+a histogram of ``histogram_bins`` equal-width bins on [0, 1] plus its sum (``h:<metric>:<bin>``,
+``h:<metric>:sum``; the count is the sum of the bins). Each trace adds the same field increments
+to the total (``all``/``all``) and to one group per configured slice key.
 
 A range ``(start, end]`` covers the fine buckets whose start lies in
 ``(floor(start), floor(end)]`` (times floored to ``bucket_s``): a window ending now includes the
@@ -26,12 +27,16 @@ buckets wholly inside the range replace their fine buckets, so a 7-day reference
 from __future__ import annotations
 
 import math
+import random
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
 
 from groundwatch.record import EvaluationRecord
 from groundwatch.settings import Settings, WindowSettings
@@ -47,7 +52,9 @@ __all__ = [
     "Baseline",
     "BucketKey",
     "BucketWindows",
+    "FieldLayout",
     "Histogram",
+    "Increments",
     "MemoryWindowStore",
     "SliceId",
     "WindowReader",
@@ -57,6 +64,7 @@ __all__ = [
     "ingest_increments",
     "plan_buckets",
     "position",
+    "slice_groups",
 ]
 
 SliceId = tuple[str, str]
@@ -102,50 +110,38 @@ def position(metric: str, value: float) -> float:
     return min(1.0, max(0.0, value))
 
 
-def _slice_groups(slices: Mapping[str, str]) -> list[SliceId]:
-    return [ALL, *((k, v) for k, v in slices.items() if k != "all")]
+def slice_groups(slices: Mapping[str, str]) -> list[str]:
+    """The bucket groups one trace updates: the total and one per slice key."""
+    return [f"all{SEP}all", *(f"{k}{SEP}{v}" for k, v in slices.items() if k != "all")]
 
 
-def _add_hist(
-    out: dict[str, float], groups: list[SliceId], metric: str, value: float, bins: int
-) -> None:
+def _add_hist(out: dict[str, float], metric: str, value: float, bins: int) -> None:
     pos = position(metric, value)
-    total = value if metric == "context_chars" else pos
-    index = min(bins - 1, int(pos * bins))
-    for sk, sv in groups:
-        base = f"{sk}{SEP}{sv}{SEP}h:{metric}:"
-        out[base + "count"] = out.get(base + "count", 0.0) + 1.0
-        out[base + "sum"] = out.get(base + "sum", 0.0) + total
-        out[base + str(index)] = out.get(base + str(index), 0.0) + 1.0
+    out[f"h:{metric}:sum"] = value if metric == "context_chars" else pos
+    out[f"h:{metric}:{min(bins - 1, int(pos * bins))}"] = 1.0
 
 
-def _add_counts(out: dict[str, float], groups: list[SliceId], counts: Mapping[str, int]) -> None:
-    for name, n in counts.items():
-        if n:
-            for sk, sv in groups:
-                out[f"{sk}{SEP}{sv}{SEP}n:{name}"] = float(n)
+Increments = tuple[list[str], dict[str, float]]  # (groups, field increments for each group)
 
 
-def ingest_increments(obs: IngestObservation, bins: int) -> dict[str, float]:
-    """Bucket field increments for one ingested trace (sampled or not)."""
-    groups = _slice_groups(obs.slices)
-    out: dict[str, float] = {}
-    _add_counts(out, groups, {"received": 1, "sampled": int(obs.sampled)})
+def ingest_increments(obs: IngestObservation, bins: int) -> Increments:
+    """Bucket increments for one ingested trace (sampled or not)."""
+    out: dict[str, float] = {"n:received": 1.0}
+    if obs.sampled:
+        out["n:sampled"] = 1.0
     if obs.retrieval_top_score is not None and math.isfinite(obs.retrieval_top_score):
-        _add_hist(out, groups, "retrieval_top_score", obs.retrieval_top_score, bins)
-    _add_hist(out, groups, "context_chars", float(obs.context_chars), bins)
-    return out
+        _add_hist(out, "retrieval_top_score", obs.retrieval_top_score, bins)
+    _add_hist(out, "context_chars", float(obs.context_chars), bins)
+    return slice_groups(obs.slices), out
 
 
 def evaluation_increments(
     record: EvaluationRecord, slices: Mapping[str, str], bins: int
-) -> dict[str, float]:
-    """Bucket field increments for one evaluation record."""
-    groups = _slice_groups(slices)
-    out: dict[str, float] = {}
+) -> Increments:
+    """Bucket increments for one evaluation record."""
+    groups = slice_groups(slices)
     if record.status != "scored":
-        _add_counts(out, groups, {"evaluated": 1, "unscored": 1})
-        return out
+        return groups, {"n:evaluated": 1.0, "n:unscored": 1.0}
     counts = {
         "evaluated": 1,
         "scored": 1,
@@ -157,12 +153,40 @@ def evaluation_increments(
         "false_refusal_suspected": int(record.false_refusal_suspected),
         "answered_without_evidence": int(record.answered_without_evidence),
     }
-    _add_counts(out, groups, counts)
+    out = {f"n:{name}": float(n) for name, n in counts.items() if n}
     for metric in SCORE_METRICS:
         value = getattr(record, metric)
         if value is not None:
-            _add_hist(out, groups, metric, float(value), bins)
-    return out
+            _add_hist(out, metric, float(value), bins)
+    return groups, out
+
+
+class FieldLayout:
+    """Dense vector layout of one group's fields: counters, then per metric (sum, bins...).
+    A histogram's count is the sum of its bins (not stored separately)."""
+
+    def __init__(self, bins: int):
+        self.bins = bins
+        self.index: dict[str, int] = {f"n:{c}": i for i, c in enumerate(COUNTERS)}
+        self.hist_at: dict[str, int] = {}
+        at = len(COUNTERS)
+        for metric in HIST_METRICS:
+            self.hist_at[metric] = at
+            self.index[f"h:{metric}:sum"] = at
+            for b in range(bins):
+                self.index[f"h:{metric}:{b}"] = at + 1 + b
+            at += 1 + bins
+        self.width = at
+
+    def summary(self, vec: npt.NDArray[np.float64]) -> WindowSummary:
+        counts = {c: float(vec[i]) for i, c in enumerate(COUNTERS) if vec[i]}
+        hists: dict[str, Histogram] = {}
+        for metric, at in self.hist_at.items():
+            bins = vec[at + 1 : at + 1 + self.bins]
+            n = float(bins.sum())
+            if n > 0:
+                hists[metric] = Histogram(n, float(vec[at]), [float(b) for b in bins])
+        return WindowSummary(counts, hists)
 
 
 @dataclass
@@ -206,24 +230,6 @@ class WindowSummary:
         """(numerator, denominator) of a rate in RATES."""
         num, den, _ = RATES[name]
         return self.count(num), self.count(den)
-
-    def add_field(self, name: str, value: float, bins: int) -> None:
-        kind, _, rest = name.partition(":")
-        if kind == "n":
-            self.counts[rest] = self.counts.get(rest, 0.0) + value
-            return
-        metric, _, part = rest.rpartition(":")
-        if kind != "h" or metric not in HIST_METRICS:
-            return
-        h = self.hists.get(metric)
-        if h is None:
-            h = self.hists[metric] = Histogram(0.0, 0.0, [0.0] * bins)
-        if part == "count":
-            h.count += value
-        elif part == "sum":
-            h.total += value
-        elif part.isdigit() and int(part) < bins:
-            h.bins[int(part)] += value
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -341,11 +347,21 @@ def _bucket_ts(ts: float, now: float) -> float:
     return min(ts, now)
 
 
+Parsed = dict[SliceId, "npt.NDArray[np.float64]"]
+
+
 class BucketWindows:
-    """Shared read logic; subclasses provide ``_fetch`` (bucket key -> flat fields)."""
+    """Shared read logic; subclasses provide ``_fetch`` (bucket key -> flat fields).
+
+    Reads cache parsed buckets that closed more than ``10 * bucket_s`` (at least 10 min) ago
+    for ``windows.read_cache_s`` (jittered), so a scrape reads only recent buckets; a late
+    write into an older bucket shows up within that time."""
 
     settings: WindowSettings
     clock: Callable[[], float]
+    _layout: FieldLayout
+    _cache: dict[BucketKey, tuple[float, Parsed]]
+    _cache_lock: threading.Lock
 
     def now(self) -> float:
         return self.clock()
@@ -353,10 +369,14 @@ class BucketWindows:
     def _fetch(self, keys: Sequence[BucketKey]) -> dict[BucketKey, Mapping[str, float]]:
         raise NotImplementedError
 
-    def _check_layout(self) -> None:
+    def _init_reader(self) -> None:
         s = self.settings
         if s.bucket_s <= 0 or s.rollup_s <= 0 or s.rollup_s % s.bucket_s:
             raise ValueError("windows.rollup_s must be a positive multiple of windows.bucket_s")
+        self._layout = FieldLayout(s.histogram_bins)
+        self._cache = {}
+        self._cache_lock = threading.Lock()
+        self._rng = random.Random()
 
     def summaries(self, start: float, end: float) -> dict[SliceId, WindowSummary]:
         return self.summaries_many([(start, end)])[0]
@@ -366,20 +386,55 @@ class BucketWindows:
     ) -> list[dict[SliceId, WindowSummary]]:
         now = self.now()
         plans = [plan_buckets(s, e, now, self.settings) for s, e in ranges]
-        wanted = sorted({k for plan in plans for k in plan})
-        fetched = self._fetch(wanted)
-        bins = self.settings.histogram_bins
+        parsed = self._read(sorted({k for plan in plans for k in plan}), now)
         out: list[dict[SliceId, WindowSummary]] = []
         for plan in plans:
-            acc: dict[SliceId, WindowSummary] = {}
+            acc: dict[SliceId, npt.NDArray[np.float64]] = {}
             for key in plan:
-                for name, value in fetched.get(key, {}).items():
-                    sk, sv, fname = name.split(SEP, 2)
-                    summary = acc.get((sk, sv))
-                    if summary is None:
-                        summary = acc[(sk, sv)] = WindowSummary()
-                    summary.add_field(fname, value, bins)
-            out.append(acc)
+                for group, vec in parsed.get(key, {}).items():
+                    have = acc.get(group)
+                    acc[group] = vec.copy() if have is None else np.add(have, vec, out=have)
+            out.append({g: self._layout.summary(v) for g, v in acc.items()})
+        return out
+
+    def _read(self, keys: Sequence[BucketKey], now: float) -> dict[BucketKey, Parsed]:
+        s = self.settings
+        ttl = s.read_cache_s
+        settled = now - max(600, 10 * s.bucket_s)
+        out: dict[BucketKey, Parsed] = {}
+        missing: list[BucketKey] = []
+        with self._cache_lock:
+            for key in keys:
+                hit = self._cache.get(key)
+                if hit is not None and hit[0] > now:
+                    out[key] = hit[1]
+                else:
+                    missing.append(key)
+        fetched = self._fetch(missing)
+        with self._cache_lock:
+            wanted = set(keys)
+            for key in [k for k in self._cache if k not in wanted]:
+                del self._cache[key]  # bounded by what the current windows need
+            for key in missing:
+                parsed = self._parse(fetched.get(key, {}))
+                out[key] = parsed
+                width = s.bucket_s if key[0] == "f" else s.rollup_s
+                if ttl > 0 and key[1] + width <= settled:
+                    self._cache[key] = (now + ttl * (1.0 + self._rng.random()), parsed)
+        return out
+
+    def _parse(self, flat: Mapping[str, float]) -> Parsed:
+        index, width = self._layout.index, self._layout.width
+        out: Parsed = {}
+        for name, value in flat.items():
+            sk, sv, field_name = name.split(SEP, 2)
+            at = index.get(field_name)
+            if at is None:
+                continue  # a field from another version or bin count
+            vec = out.get((sk, sv))
+            if vec is None:
+                vec = out[(sk, sv)] = np.zeros(width)
+            vec[at] += value
         return out
 
     def _targets(self, ts: float, now: float) -> list[tuple[BucketKey, float]]:
@@ -408,7 +463,7 @@ class MemoryWindowStore(BucketWindows):
     def __init__(self, settings: Settings, clock: Callable[[], float] = time.time):
         self.settings = settings.windows
         self.clock = clock
-        self._check_layout()
+        self._init_reader()
         self._dedup_ttl = settings.redis.dedup_ttl_s
         self._lock = threading.Lock()
         self._buckets: dict[BucketKey, dict[str, float]] = {}
@@ -434,8 +489,9 @@ class MemoryWindowStore(BucketWindows):
             for r, slices, ts in items
         ]
 
-    def _apply(self, dedup_key: str, ts: float, incr: Mapping[str, float]) -> bool:
+    def _apply(self, dedup_key: str, ts: float, incr: Increments) -> bool:
         now = self.now()
+        groups, fields = incr
         with self._lock:
             self._prune(now)
             expires = self._seen.get(dedup_key)
@@ -448,8 +504,11 @@ class MemoryWindowStore(BucketWindows):
             for key, expires_at in self._targets(ts, now):
                 bucket = self._buckets.setdefault(key, {})
                 self._expiry[key] = expires_at
-                for name, value in incr.items():
-                    bucket[name] = bucket.get(name, 0.0) + value
+                for group in groups:
+                    prefix = group + SEP
+                    for name, value in fields.items():
+                        field_key = prefix + name
+                        bucket[field_key] = bucket.get(field_key, 0.0) + value
             return True
 
     def _prune(self, now: float) -> None:
@@ -499,17 +558,3 @@ class MemoryWindowStore(BucketWindows):
     def delete_baseline(self) -> bool:
         had, self._baseline = self._baseline is not None, None
         return had
-
-
-def merge_summaries(parts: Iterable[WindowSummary], bins: int) -> WindowSummary:
-    """Sum several summaries (used by tests and the baseline CLI)."""
-    out = WindowSummary()
-    for part in parts:
-        for name, value in part.counts.items():
-            out.counts[name] = out.counts.get(name, 0.0) + value
-        for metric, h in part.hists.items():
-            acc = out.hists.setdefault(metric, Histogram(0.0, 0.0, [0.0] * bins))
-            acc.count += h.count
-            acc.total += h.total
-            acc.bins = [a + b for a, b in zip(acc.bins, h.bins, strict=False)]
-    return out

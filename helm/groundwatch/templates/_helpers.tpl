@@ -86,17 +86,20 @@ Returns a dict rendered as YAML key: "value" lines.
 {{- toYaml $out -}}
 {{- end }}
 
-{{/* The API token: given, kept from the existing Secret, or generated once. */}}
+{{/*
+The API tokens, comma-separated (a form GROUNDWATCH_API__TOKENS accepts, and a single token
+can be used as is by a client): given, kept from the existing Secret, or generated once.
+*/}}
 {{- define "groundwatch.apiTokens" -}}
 {{- $tokens := .Values.secrets.api.tokens | default list -}}
 {{- if $tokens -}}
-{{- toJson $tokens -}}
+{{- join "," $tokens -}}
 {{- else -}}
 {{- $existing := lookup "v1" "Secret" .Release.Namespace (include "groundwatch.fullname" .) -}}
 {{- if and $existing $existing.data (hasKey $existing.data "GROUNDWATCH_API__TOKENS") -}}
 {{- index $existing.data "GROUNDWATCH_API__TOKENS" | b64dec -}}
 {{- else -}}
-{{- toJson (list (randAlphaNum 40)) -}}
+{{- randAlphaNum 40 -}}
 {{- end -}}
 {{- end -}}
 {{- end }}

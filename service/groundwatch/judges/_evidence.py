@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+
 from groundwatch.contract import RagTrace
 from groundwatch.judges import claims
 from groundwatch.judges.base import JudgeError

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+
 from groundwatch.judges.base import JudgeError
 
 __all__ = ["HttpCounters", "RetryPolicy", "RetryingHttp"]

@@ -192,6 +192,13 @@ STOPWORDS = frozenset(
     ]
 )
 
+# Hedges on a quantity ("roughly 1,770 miles") carry no fact of their own.
+STOPWORDS = STOPWORDS | frozenset(
+    ["roughly", "approximately", "around", "nearly", "almost", "approx", "exactly", "just",
+     "currently", "usually", "usual", "typically", "typical", "generally", "actually", "really",
+     "overall"]
+)  # fmt: skip
+
 # Words kept even though they look like stopwords: they carry meaning the slot checks need.
 _MEANINGFUL = frozenset(
     {"not", "no", "never", "more", "less", "before", "after", "above", "below", "most"}
@@ -279,12 +286,71 @@ _ABBREVIATIONS = frozenset(
 _CITATION = re.compile(
     r"\s*(\[(?:\d+|[a-z]?\d+(?:\s*[,\-–]\s*[a-z]?\d+)*|source\s*\d+)\]|【[^】]*】)", re.I
 )
-_BULLET = re.compile(r"^\s*(?:[-*•●▪◦–]|\d{1,2}[.)]|[a-zA-Z][.)])\s+")
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-]*")
+_BULLET = re.compile(r"^\s*(?:[-*•●▪◦–]|\d{1,2}[.)]|[a-z][.)])\s+")
+_WORD = re.compile(r"[^\W_][\w'’\-]*")
 # A sentence end: . ! ? (optionally followed by quotes/brackets), then whitespace.
 _END = re.compile(r"([.!?]+[\"'”’)\]]*)(\s+)")
 # Sentences glued without a space, common in scraped passages: "Mackay.The Honoured Society".
 _GLUED = re.compile(r"(?<=[a-z0-9)]{2})\.(?=[A-Z][a-z])")
+
+
+# Business shorthand read as words, so that "Q3" covers "third quarter".
+_PERIODS = {
+    **{f"q{i}": (n, "quarter") for i, n in enumerate(("first", "second", "third", "fourth"), 1)},
+    "h1": ("first", "half"),
+    "h2": ("second", "half"),
+    "fy": ("fiscal", "year"),
+    "yoy": ("year",),
+}
+
+
+_IRREGULAR = {
+    form: base
+    for base, forms in {
+        "begin": "began begun",
+        "write": "wrote written",
+        "build": "built",
+        "hold": "held",
+        "lead": "led",
+        "win": "won",
+        "sell": "sold",
+        "pay": "paid",
+        "make": "made",
+        "take": "took taken",
+        "give": "gave given",
+        "grow": "grew grown",
+        "rise": "rose risen",
+        "fall": "fell fallen",
+        "choose": "chose chosen",
+        "speak": "spoke spoken",
+        "buy": "bought",
+        "bring": "brought",
+        "become": "became",
+        "run": "ran",
+        "come": "came",
+        "go": "went gone",
+        "see": "saw seen",
+        "know": "knew known",
+        "draw": "drew drawn",
+        "fly": "flew flown",
+        "send": "sent",
+        "spend": "spent",
+        "keep": "kept",
+        "meet": "met",
+        "tell": "told",
+        "say": "said",
+        "stand": "stood",
+        "lose": "lost",
+        "teach": "taught",
+        "fight": "fought",
+        "drive": "drove driven",
+        "break": "broke broken",
+        "eat": "ate eaten",
+        "sing": "sang sung",
+        "shoot": "shot",
+    }.items()
+    for form in forms.split()
+}
 
 
 def stem(word: str) -> str:
@@ -292,6 +358,8 @@ def stem(word: str) -> str:
     w = word.lower().replace("’", "'")
     if w.endswith("'s"):
         w = w[:-2]
+    if w in _IRREGULAR:
+        return _IRREGULAR[w]
     if len(w) <= 3:
         return w
     for suffix, repl in (
@@ -318,12 +386,17 @@ def stem(word: str) -> str:
 def _content_words_cached(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for m in _WORD.finditer(text):
-        token = m.group(0).strip("'’-").lower()
-        if not token:
-            continue
-        if token in STOPWORDS and token not in _MEANINGFUL:
-            continue
-        out.append(stem(token))
+        # "non-refundable" -> "refundable" (the negation is a slot, checked separately).
+        for part in m.group(0).lower().split("-"):
+            token = part.strip("'’_")
+            if not token or token in {"non", "re", "pre", "co"}:
+                continue
+            if token in STOPWORDS and token not in _MEANINGFUL:
+                continue
+            if token in _PERIODS:
+                out.extend(_PERIODS[token])
+                continue
+            out.append(stem(token))
     return tuple(out)
 
 
@@ -707,10 +780,50 @@ def _is_verb(token: str) -> bool:
     return t in _AUX or t in _VERBS
 
 
+_VERB_FOLLOWERS = frozenset(
+    [
+        "at",
+        "in",
+        "into",
+        "on",
+        "onto",
+        "to",
+        "from",
+        "by",
+        "with",
+        "for",
+        "the",
+        "a",
+        "an",
+        "its",
+        "their",
+        "his",
+        "her",
+        "about",
+        "over",
+        "under",
+    ]
+)
+
+
 def _has_verb(text: str) -> bool:
     tokens = text.split()
     if any(_is_verb(t) for t in tokens):
         return True
+    # NOUN + "-s" verb + preposition/article/number: "water boils at", "the river flows into".
+    for i in range(1, len(tokens) - 1):
+        t = tokens[i]
+        if (
+            re.fullmatch(r"[a-z]{3,}s", t)
+            and not t.endswith(("ss", "us", "is"))
+            and tokens[i - 1].lower() not in STOPWORDS
+            and (
+                tokens[i + 1].lower() in _VERB_FOLLOWERS
+                or tokens[i + 1][:1].isdigit()
+                or tokens[i + 1][:1] in "$€£"
+            )
+        ):
+            return True
     # A past-tense / participle after the first word ("The tour ended at noon").
     return any(re.fullmatch(r"[a-z]{3,}ed", t.strip(",.;:")) for t in tokens[1:4])
 
@@ -801,7 +914,7 @@ def _split_conjunctions(sentence: str) -> list[str]:
                 out[-1] = _rejoin(prev, part, sentence)
                 continue
             out.append(f"{subject} {part}")
-        elif any(_is_verb(w) for w in words[1:6]) or re.fullmatch(
+        elif any(_is_verb(w) for w in words[1:8]) or re.fullmatch(
             r"[a-z]+ed", words[1].strip(",.").lower()
         ):
             out.append(part[0].upper() + part[1:])
@@ -855,8 +968,10 @@ def is_terse(answer: str) -> bool:
     if len(split_sentences(a)) > 1:
         return False
     words = rest.split()
-    lowered = " ".join(w for w in words if not w[:1].isupper())
-    return len(words) <= 8 and not _has_verb(lowered)
+    lowered = [w.strip(",.;:") for w in words if not w[:1].isupper()]
+    if any(re.fullmatch(r"[a-z]{3,}ed", w) for w in lowered):
+        return False
+    return len(words) <= 8 and not _has_verb(" ".join(lowered))
 
 
 def terse_claim_parts(claim: str) -> tuple[str, str] | None:

@@ -31,10 +31,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
+
 from groundwatch.contract import RagTrace
 from groundwatch.embedding import Embedder
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
 from groundwatch.judges.claims import (
+    STOPWORDS,
     content_words,
     extract_claims,
     is_terse,
@@ -60,7 +62,14 @@ DEFAULT_RELEVANCE_THRESHOLD = 0.35
 DEFAULT_SUPPORT_THRESHOLD = 0.80
 #: A sentence is "clearly about the same thing" above this cosine / coverage (contradictions).
 _CONTRA_COS = 0.55
+_DEBUG = bool(__import__("os").environ.get("GW_DEBUG"))
 _CONTRA_COVERAGE = 0.70
+_CONTRA_COS_ALONE = 0.72
+_SWAP_COS = 0.5
+#: Paraphrase rescue: cosine above _RESCUE_FROM covers missing words, fully at +_RESCUE_SPAN.
+_RESCUE_FROM = 0.7
+_RESCUE_SPAN = 0.25
+_SWAP_COVERAGE = 0.6
 _CANDIDATES = 5
 
 Vectors = npt.NDArray[np.float32]
@@ -94,6 +103,7 @@ class _Prepared:
     answer_sentences: list[str]
     citation_claims: list[list[str]]
     df: dict[str, int]
+    relevant: bool = False  # some passage is relevant to the question
 
 
 def _clip(x: float) -> float:
@@ -258,10 +268,8 @@ class EmbeddedJudge:
         )
         q_vec = matrix[rows[trace.question]]
         relevance = self._relevance(prep, q_vec, sent_vecs)
-        claims = [
-            self._judge_claim(c, matrix[rows[c]], prep, sent_vecs, matrix, rows, None)
-            for c in prep.claims
-        ]
+        prep.relevant = any(r >= self.relevance_threshold for r in relevance)
+        claims = [self._judge_claim(c, matrix[rows[c]], prep, sent_vecs) for c in prep.claims]
         answer = (trace.answer or "").strip()
         refusal = False
         if prep.answer_sentences:
@@ -330,7 +338,7 @@ class EmbeddedJudge:
                 out.append(False)
                 continue
             verdicts = [
-                self._judge_claim(c, matrix[rows[c]], prep, sent_vecs, matrix, rows, allowed)
+                self._judge_claim(c, matrix[rows[c]], prep, sent_vecs, allowed=allowed)
                 for c in claims
             ]
             out.append(all(v.verdict == "supported" for v in verdicts))
@@ -343,9 +351,8 @@ class EmbeddedJudge:
         claim_vec: Vectors,
         prep: _Prepared,
         sent_vecs: Vectors,
-        matrix: Vectors,
-        rows: dict[str, int],
-        allowed: set[int] | None,
+        *,
+        allowed: set[int] | None = None,
     ) -> ClaimJudgement:
         cands = [i for i, s in enumerate(prep.sentences) if allowed is None or s.ctx in allowed]
         if not cands:
@@ -356,11 +363,18 @@ class EmbeddedJudge:
         if total <= 0.0:
             total = 1.0
             weights = {}
+        if target.loose:
+            return _judge_loose(claim, prep, allowed, weights, total)
         cos = sent_vecs[cands] @ claim_vec
         scored: list[tuple[float, int, float, float]] = []  # align, sentence, cos, coverage
+        align_w = weights
+        if not weights and target.topic:
+            # "How deep is X? 1,942 metres": align on the question's words.
+            align_w = dict(zip(target.topic, self._weights(target.topic, prep), strict=True))
+        align_total = sum(align_w.values()) or 1.0
         for j, i in enumerate(cands):
             sent = prep.sentences[i]
-            cov = sum(w for word, w in weights.items() if _fuzzy_in(word, sent.words)) / total
+            cov = sum(w for word, w in align_w.items() if _fuzzy_in(word, sent.words)) / align_total
             c = float(cos[j])
             scored.append((0.5 * c + 0.5 * cov, i, c, cov))
         scored.sort(reverse=True)
@@ -378,39 +392,70 @@ class EmbeddedJudge:
             in_window = [w for w in target.key if _fuzzy_in(w, sent.window)]
             # Words the question already established may come from elsewhere in the passage.
             covered = set(in_window) | {
-                w for w in target.given if w not in target.hard and _fuzzy_in(w, passage.words)
+                w
+                for w in target.key
+                if w in target.given and w not in target.hard and _fuzzy_in(w, passage.words)
             }
             hard_missing = [w for w in target.hard if w not in covered]
+            if not hard_missing and not _entity_phrases_ok(target.phrases, sent.window_text):
+                hard_missing = ["(name split)"]
             anchor = sum(weights[w] for w in in_window) / total if weights else 1.0
             soft = sum(weights[w] for w in covered) / total if weights else 1.0
-            rescue = _clip((c - 0.6) / 0.25) if not hard_missing else 0.0
+            rescue = _clip((c - _RESCUE_FROM) / _RESCUE_SPAN) if not hard_missing else 0.0
             strength = soft + (1.0 - soft) * rescue
             if anchor < 0.5 and rescue < 0.5:
                 strength = min(strength, anchor)
             slots_ok = not (check.conflicts or check.qualifier_conflicts or check.missing)
+            if _DEBUG:
+                print(
+                    "   CAND",
+                    round(c, 2),
+                    round(sent_cov, 2),
+                    "soft",
+                    round(soft, 2),
+                    "anchor",
+                    round(anchor, 2),
+                    "str",
+                    round(strength, 2),
+                    hard_missing,
+                    check,
+                    "|",
+                    sent.text[:80],
+                )
             if slots_ok and not hard_missing:
                 best_strength = max(best_strength, strength)
                 if strength >= self.support_threshold:
                     return ClaimJudgement(
                         claim, "supported", _clip(strength), _evidence(prep, i), None
                     )
-            about_same = (c >= _CONTRA_COS and sent_cov >= 0.5) or sent_cov >= _CONTRA_COVERAGE
+            about_same = (
+                (c >= _CONTRA_COS and sent_cov >= 0.5)
+                or sent_cov >= _CONTRA_COVERAGE
+                or c >= _CONTRA_COS_ALONE
+            )
             if check.conflicts and about_same and not hard_missing and contradiction is None:
                 contradiction = (align, i, check.conflicts[0])
             elif check.qualifier_conflicts and qualifier_note is None:
-                qualifier_note = "evidence is about another qualifier: " + (
-                    check.qualifier_conflicts[0]
+                qualifier_note = (
+                    "evidence is about another qualifier: " + (check.qualifier_conflicts[0])
                 )
-            if (
-                contradiction is None
-                and hard_missing
-                and not check.conflicts
-                and c >= 0.6
-                and soft >= 0.5
-            ):
-                swap = _entity_swap(target, hard_missing, sent.text, prep.trace.question, weights)
-                if swap is not None and sent_cov >= _CONTRA_COVERAGE * 0.8:
-                    contradiction = (align, i, swap)
+            if contradiction is None and hard_missing and not check.conflicts:
+                # A name nowhere in the passages, where a sentence about the same thing
+                # names another: "Germany won the 2018 World Cup" vs "France won ...".
+                foreign = [w for w in hard_missing if prep.df.get(w, 0) == 0]
+                if (
+                    len(foreign) == len(hard_missing)
+                    and c >= _SWAP_COS
+                    and anchor >= _SWAP_COVERAGE
+                ):
+                    swap = _entity_swap(target, foreign, sent.text, prep.trace.question)
+                    if swap is not None and (
+                        check.values_matched == 0 or not _is_qualifier(target, foreign, claim)
+                    ):
+                        contradiction = (align, i, swap)
+                    elif swap is not None and qualifier_note is None:
+                        # Same value, other name: the evidence is about something else.
+                        qualifier_note = "evidence is about another " + swap.split(": ", 1)[1]
         if contradiction is not None:
             align, i, reason = contradiction
             return ClaimJudgement(
@@ -436,11 +481,15 @@ class _ClaimTarget:
     given: set[str]
     slots: Slots
     entities: tuple[str, ...]
+    loose: bool = False
+    phrases: tuple[str, ...] = ()
+    topic: tuple[str, ...] = ()
 
     @staticmethod
     def build(claim: str, question: str) -> _ClaimTarget:
         parts = terse_claim_parts(claim)
         asserted = parts[1] if parts is not None else claim
+        loose = False
         slots = parse_slots(asserted)
         slot_words: set[str] = set()
         for q in slots.quantities:
@@ -452,26 +501,49 @@ class _ClaimTarget:
         slot_words.update(_POLARITY_WORDS)
         key = [w for w in dict.fromkeys(content_words(asserted)) if w not in slot_words]
         if parts is not None:
-            answer_negated = parse_slots(asserted).negated
             yes_no = asserted.rstrip(".").lower() in {"yes", "no"}
-            negated = answer_negated != (asserted.rstrip(".").lower() == "no")
+            answer_negated = not yes_no and bool(parse_slots(asserted).negated)
+            negated: bool | None = answer_negated != (asserted.rstrip(".").lower() == "no")
             if yes_no and _COMPARISON.search(parts[0]):
-                # "Are X and Y both ...? No": a comparison the slots cannot check.
+                # "Are X and Y both ...? No": a comparison the slots cannot check; only
+                # whether the passages address it.
                 negated = None
+                loose = True
+            elif not yes_no and not answer_negated:
+                negated = None  # a phrase answer takes no polarity from the question
             slots = replace(slots, negated=negated)
             if not key and not slots.quantities and not slots.years and not slots.dates:
                 # "Yes" / "No": the question's own words carry the claim.
                 key = [w for w in dict.fromkeys(content_words(parts[0])) if w not in slot_words]
         hard: set[str] = set()
+        phrases: list[str] = []
         first = asserted.split(" ", 1)[0] if asserted else ""
         for ent in slots.entities:
-            if ent == first.strip(",.") and " " not in ent:
+            if ent == first.strip(",.") and " " not in ent and not _subject_name(asserted):
                 continue  # a sentence-initial word is not necessarily a name
             hard.update(w for w in content_words(ent) if w in key)
+            if all(w in key for w in content_words(ent)):
+                phrases.append(ent)
         given = set() if parts is not None else set(content_words(_given_part(question)))
         return _ClaimTarget(
-            key=key, hard=hard, given=given, slots=slots, entities=slots.entities
+            key=key,
+            hard=hard,
+            given=given,
+            slots=slots,
+            entities=slots.entities,
+            loose=loose,
+            phrases=tuple(phrases),
+            topic=tuple(dict.fromkeys(content_words(parts[0]))) if parts is not None else (),
         )
+
+
+def _subject_name(sentence: str) -> bool:
+    """ "Germany won ...": a capitalised one-word subject right before its verb is a name."""
+    tokens = sentence.split()
+    if len(tokens) < 2 or tokens[0].lower() in STOPWORDS:
+        return False
+    nxt = tokens[1].lower().strip(",.")
+    return nxt in _AUX_WORDS or nxt in _SUBJECT_VERBS or bool(re.fullmatch(r"[a-z]{3,}ed", nxt))
 
 
 def _given_part(question: str) -> str:
@@ -496,15 +568,64 @@ def _is_heading(text: str) -> bool:
     return len(text.split()) <= 10 and (text.endswith(":") or not text.endswith((".", "!", "?")))
 
 
+_SUBJECT_VERBS = frozenset(
+    [
+        "won",
+        "wins",
+        "lost",
+        "beat",
+        "became",
+        "becomes",
+        "founded",
+        "invented",
+        "discovered",
+        "wrote",
+        "built",
+        "signed",
+        "launched",
+        "released",
+        "announced",
+        "acquired",
+        "owns",
+        "leads",
+        "led",
+        "borders",
+        "flows",
+        "lies",
+    ]
+)
 _WH_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"})
 _AUX_WORDS = frozenset(
-    "is are was were do does did has have had can could will would should may might must".split()
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "may",
+        "might",
+        "must",
+    ]
 )
-_ANAPHOR = re.compile(r"^(?:it|he|she|they|this|these|its|his|her|their|the latter|the former)\b", re.I)
+_ANAPHOR = re.compile(
+    r"^(?:it|he|she|they|this|these|its|his|her|their|the latter|the former)\b", re.I
+)
 
 
 _POLARITY_WORDS = frozenset({"no", "not", "yes", "never"})
-_COMPARISON = re.compile(r"\b(?:both|same|either|neither|or|all|each|also|too|more|less|older|younger|first)\b", re.I)
+_COMPARISON = re.compile(
+    r"\b(?:both|same|either|neither|or|all|each|also|too|more|less|older|younger|first)\b", re.I
+)
 _DATE_WORDS = re.compile(
     r"\b(?:jan(?:uary)?|feb(?:ruary)?|march|april|june|july|aug(?:ust)?|sept?(?:ember)?|"
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b",
@@ -519,11 +640,46 @@ def _fuzzy_in(word: str, words: frozenset[str]) -> bool:
         return False
     # "lankan" ~ "lanka", "american" ~ "america": one word a prefix of the other, one letter apart.
     return any(
-        abs(len(x) - len(word)) == 1
-        and len(x) >= 5
-        and (x.startswith(word) or word.startswith(x))
+        abs(len(x) - len(word)) == 1 and len(x) >= 5 and (x.startswith(word) or word.startswith(x))
         for x in words
     )
+
+
+def _judge_loose(
+    claim: str,
+    prep: _Prepared,
+    allowed: set[int] | None,
+    weights: dict[str, float],
+    total: float,
+) -> ClaimJudgement:
+    """A yes/no answer to a comparison: supported when the passages address the question."""
+    words: set[str] = set()
+    for p in prep.passages:
+        if allowed is None or p.index in allowed:
+            words |= p.words
+    cov = sum(w for word, w in weights.items() if _fuzzy_in(word, frozenset(words))) / total
+    if not weights or cov >= 0.6 or prep.relevant:
+        return ClaimJudgement(claim, "supported", _clip(cov), None, "comparison not checkable")
+    return ClaimJudgement(claim, "not_found", _clip(1.0 - cov), None, "passages do not cover it")
+
+
+def _entity_phrases_ok(entities: Sequence[str], text: str) -> bool:
+    """Multi-word names must appear as such: "Great Plains Aquifer" is not "Great Plains"."""
+    seq = content_words(text)
+    for ent in entities:
+        parts = content_words(ent)
+        if len(parts) < 2:
+            continue
+        n = len(parts)
+        if not any(
+            all(
+                seq[k + j] == parts[j] or _fuzzy_in(parts[j], frozenset((seq[k + j],)))
+                for j in range(n)
+            )
+            for k in range(len(seq) - n + 1)
+        ):
+            return False
+    return True
 
 
 def _evidence(prep: _Prepared, sentence: int) -> Evidence:
@@ -536,7 +692,6 @@ def _entity_swap(
     hard_missing: list[str],
     evidence: str,
     question: str,
-    weights: dict[str, float],
 ) -> str | None:
     """The claim names X where a sentence about the same thing names Y instead."""
     missing = set(hard_missing)
@@ -544,16 +699,28 @@ def _entity_swap(
     if not claim_ents:
         return None
     known = set(target.key) | set(content_words(question))
-    others = [
-        e
-        for e in parse_slots(evidence).entities
-        if " " in e or not evidence.startswith(e)
-        if not set(content_words(e)) & known
-    ]
+    others = [e for e in parse_slots(evidence).entities if not set(content_words(e)) <= known]
     if not others:
         return None
-    _ = weights
+    ent_words = set(content_words(claim_ents[0]))
+    others.sort(key=lambda e: -len(set(content_words(e)) & ent_words))
     return f"entity mismatch: {claim_ents[0]} vs {others[0]}"
+
+
+def _is_qualifier(target: _ClaimTarget, missing: list[str], claim: str) -> bool:
+    """ "In Canada, ..." / "for the Team plan": a name that scopes the claim, not its value."""
+    for ent in target.entities:
+        if not set(content_words(ent)) & set(missing):
+            continue
+        m = re.search(rf"(\w+)\s+(?:the\s+)?{re.escape(ent)}", claim)
+        if m and m.group(1).lower() in _QUALIFIER_PREPS:
+            return True
+    return False
+
+
+_QUALIFIER_PREPS = frozenset(
+    ["in", "for", "at", "on", "within", "across", "during", "under", "per", "throughout"]
+)
 
 
 def _missing_reason(target: _ClaimTarget, passage: _Passage) -> str:

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from groundwatch.contract import RagTrace
 from groundwatch.embedding import Embedder
 from groundwatch.judges._evidence import (

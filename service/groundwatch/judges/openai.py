@@ -34,6 +34,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
 from groundwatch.contract import RagTrace
 from groundwatch.judges._evidence import (
     approx_tokens,
@@ -45,7 +47,6 @@ from groundwatch.judges._evidence import (
 from groundwatch.judges._http import HttpCounters, RetryingHttp, RetryPolicy
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
 from groundwatch.record import Evidence
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 __all__ = ["PROMPT_VERSION", "JudgeUsage", "OpenAIJudge"]
 

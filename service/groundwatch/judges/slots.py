@@ -60,7 +60,7 @@ _UNITS: dict[str, tuple[str, float]] = {
     "°c": ("celsius", 1), "°f": ("fahrenheit", 1), "degree": ("degree", 1),
     "sq mi": ("area_mi", 1), "km2": ("area_km", 1), "acre": ("acre", 1), "hectare": ("ha", 1),
 }  # fmt: skip
-_CURRENCY = {"$": "usd", "us$": "usd", "usd": "usd", "dollar": "usd", "€": "eur", "eur": "eur",
+_CURRENCY = {"$": "$", "us$": "usd", "usd": "usd", "dollar": "usd", "€": "eur", "eur": "eur",
              "euro": "eur", "£": "gbp", "gbp": "gbp", "¥": "jpy", "jpy": "jpy", "yen": "jpy",
              "inr": "inr", "₹": "inr", "rupee": "inr", "cad": "cad", "aud": "aud", "chf": "chf"}  # fmt: skip
 _MONTHS = {
@@ -101,6 +101,27 @@ _QUANTITY = re.compile(
     rf"(?:\s(?P<noun>[a-z][a-z\-]{{2,}}))?",
     re.I,
 )
+_ORDINALS = {
+    w: i
+    for i, w in enumerate(
+        [
+            "first",
+            "second",
+            "third",
+            "fourth",
+            "fifth",
+            "sixth",
+            "seventh",
+            "eighth",
+            "ninth",
+            "tenth",
+            "eleventh",
+            "twelfth",
+        ],
+        1,
+    )
+}
+_ORDINAL = re.compile(rf"\b({'|'.join(_ORDINALS)}|\d+(?:st|nd|rd|th))\b", re.I)
 _DATE_MDY = re.compile(
     r"\b(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(?P<day>\d{1,2})"
@@ -122,7 +143,7 @@ _DATE_ISO = re.compile(r"\b(?P<year>\d{4})-(?P<mon>\d{2})-(?P<day>\d{2})\b")
 _YEAR = re.compile(r"(?<![\w$€£.,])(?P<y>1[0-9]{3}|20[0-9]{2}|21[0-9]{2})(?:s\b)?(?![\w%.,]\d)")
 _DECADE = re.compile(r"\b(?P<y>1[0-9]{2}0|20[0-9]0)s\b")
 _ENTITY = re.compile(
-    r"(?:[A-Z][\w'’.\-]*[\w]|[A-Z])(?:\s+(?:of|de|du|la|van|von|the|and|&)?\s*[A-Z][\w'’.\-]*[\w])*"
+    r"(?:[A-Z][\w'’.\-]*[\w]|[A-Z])(?:\s+(?:of|de|du|la|van|von|&)?\s*[A-Z][\w'’.\-]*[\w])*"
 )
 _NEGATORS = frozenset(
     [
@@ -204,7 +225,7 @@ _OPPOSITES: list[tuple[frozenset[str], frozenset[str]]] = [
     (frozenset({"annually", "yearly", "annual"}), frozenset({"monthly", "weekly", "daily", "quarterly"})),
 ]  # fmt: skip
 _CLAUSE = re.compile(
-    r"\s*(?:;|,\s*(?:but|while|whereas|although|though|however|and)\b|\bbut\b|\bwhereas\b|\bwhile\b|\bhowever\b|\bunlike\b|\bexcept\b)\s*",
+    r"\s*(?:;|,\s*(?:but|while|whereas|although|though|however|and)\b|\s+and\s+(?=\w+\s+\w+)|\bbut\b|\bwhereas\b|\bwhile\b|\bhowever\b|\bunlike\b|\bexcept\b)\s*",
     re.I,
 )
 _SENTENCE_START_COMMON = STOPWORDS | frozenset(
@@ -235,10 +256,14 @@ class Quantity:
     high: float
     kind: str
     text: str
+    raw: tuple[float, float] = (0.0, 0.0)  # as written, before unit conversion
 
     def overlaps(self, other: Quantity) -> bool:
         lo, hi = self.value, self.high
         olo, ohi = other.value, other.high
+        if (self.kind == "n:") != (other.kind == "n:"):
+            # A bare number against one with a unit: compare as written ("30" vs "30 years").
+            (lo, hi), (olo, ohi) = self.raw, other.raw
         tol = max(abs(hi), abs(ohi), 1e-9) * 0.02
         if self.kind == "time" or other.kind == "time":
             tol = max(hi, ohi) * 0.04  # months are 28-31 days
@@ -264,8 +289,9 @@ class Slots:
     entities: tuple[str, ...]
     negated: bool | None  # None: polarity unknown (not checked)
     modality: str | None
-    opposites: tuple[tuple[int, int], ...]  # (pair index, side)
+    opposites: tuple[tuple[int, int, int], ...]  # (pair index, side, occurrences)
     words: frozenset[str]
+    tokens: tuple[str, ...] = ()
 
 
 @dataclass
@@ -275,6 +301,7 @@ class SlotCheck:
     conflicts: list[str] = field(default_factory=list)
     qualifier_conflicts: list[str] = field(default_factory=list)
     matched: int = 0
+    values_matched: int = 0  # numbers, dates and years that agree
     missing: list[str] = field(default_factory=list)
 
 
@@ -354,6 +381,11 @@ def _parse_quantities(
         years.add(int(m.group("y")))
         masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
     out: list[Quantity] = []
+    for m in _ORDINAL.finditer(masked):
+        word = m.group(1).lower()
+        value = _ORDINALS.get(word) or int(re.sub(r"\D", "", word))
+        out.append(Quantity(value, value, "ord", m.group(0), (value, value)))
+        masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
     for m in _QUANTITY.finditer(masked):
         a = _to_number(m.group("a"))
         if a is None:
@@ -387,7 +419,13 @@ def _parse_quantities(
             lo, hi = hi, lo
         if b is None and m.group("a").isdigit() and kind == "n:" and len(m.group("a")) > 6:
             continue  # phone numbers, ids
-        out.append(Quantity(lo, hi, kind, m.group(0).strip()))
+        raw = (a * scale, b * scale if b is not None else a * scale)
+        # The following noun is part of the text only when it is the unit ("14 employees").
+        ends = [m.end(g) for g in ("a", "b", "scale", "unit", "cur2") if m.group(g)]
+        if kind.startswith("n:") and kind != "n:" and m.group("noun"):
+            ends.append(m.end("noun"))
+        text_q = masked[m.start() : max(ends)].strip()
+        out.append(Quantity(lo, hi, kind, text_q, (min(raw), max(raw))))
     return tuple(out), frozenset(years), tuple(dates)
 
 
@@ -448,7 +486,7 @@ def parse_slots(text: str) -> Slots:
     tokens = re.findall(r"[a-z]+", text.lower())
     token_set = set(tokens)
     opposites = tuple(
-        (i, side)
+        (i, side, sum(1 for t in tokens if t in words))
         for i, pair in enumerate(_OPPOSITES)
         for side, words in enumerate(pair)
         if token_set & words
@@ -462,12 +500,27 @@ def parse_slots(text: str) -> Slots:
         modality=_modality(tokens),
         opposites=opposites,
         words=frozenset(content_words(text)),
+        tokens=tuple(tokens),
     )
+
+
+_DOLLARS = frozenset({"cur:$", "cur:usd", "cur:cad", "cur:aud"})
+
+
+def _same_unit(a: Quantity, b: Quantity) -> bool:
+    if a.kind == b.kind:
+        return True
+    # "$" alone may be any dollar; a bare number may be any count or amount.
+    if {a.kind, b.kind} <= _DOLLARS and "cur:$" in (a.kind, b.kind):
+        return True
+    return (a.kind == "n:") != (b.kind == "n:")
 
 
 def _kinds_compatible(a: Quantity, b: Quantity) -> bool:
     if a.kind == b.kind:
         return True
+    if a.kind.startswith("cur:") and b.kind.startswith("cur:"):
+        return True  # another currency is another amount
     # A bare number ("14") may stand for any count or amount; nouns must agree otherwise.
     if a.kind == "n:" or b.kind == "n:":
         return not (
@@ -498,7 +551,7 @@ def compare_slots(
     # Numbers: each claim quantity must equal some evidence quantity of a compatible kind.
     for q in claim.quantities:
         same_kind = [e for e in evidence.quantities if _kinds_compatible(q, e)]
-        if any(q.overlaps(e) for e in same_kind):
+        if any(q.overlaps(e) and _same_unit(q, e) for e in same_kind):
             check.matched += 1
         elif same_kind:
             check.conflicts.append(f"number mismatch: {q.text} vs {same_kind[0].text}")
@@ -532,11 +585,9 @@ def compare_slots(
         else:
             check.missing.append(str(y))
     # Entities: every capitalised span of the claim must appear in the evidence or its passage.
-    for ent in claim.entities:
-        if _entity_present(ent, ctx_words):
-            check.matched += 1
-        else:
-            check.missing.append(ent)
+    check.values_matched = check.matched
+    # (Missing names are the caller's coverage check, not a slot disagreement.)
+    check.matched += sum(1 for ent in claim.entities if _entity_present(ent, ctx_words))
     # Negation, modality, opposites: compare on the clause of the evidence about the claim.
     clause_slots = evidence
     if evidence_text is not None:
@@ -552,13 +603,19 @@ def compare_slots(
         )
     if claim.modality and clause_slots.modality and claim.modality != clause_slots.modality:
         check.conflicts.append(f"modality mismatch: {claim.modality} vs {clause_slots.modality}")
-    ev_opp = dict(clause_slots.opposites)
-    ev_sides = set(clause_slots.opposites)
-    for idx, side in claim.opposites:
-        if idx in ev_opp and (idx, side) not in ev_sides:
+    claim_tokens = set(claim.tokens)
+    clause_tokens = set(clause_slots.tokens)
+    ev_count = {(idx, side): n for idx, side, n in clause_slots.opposites}
+    claim_count = {(idx, side): n for idx, side, n in claim.opposites}
+    for (idx, side), n in claim_count.items():
+        other = (idx, 1 - side)
+        # The evidence says the opposite word where the claim says this one: "higher" vs
+        # "lower" (counted, since "at higher altitudes the point is lower" has both).
+        if ev_count.get(other, 0) > claim_count.get(other, 0) and n > ev_count.get((idx, side), 0):
             words = _OPPOSITES[idx]
-            check.conflicts.append(
-                f"comparative mismatch: {sorted(claim.words & {stem(w) for w in words[side]} or words[side])[0]}"
-                f" vs {sorted(words[1 - side])[0]}"
+            mine = sorted(w for w in words[side] if w in claim_tokens) or sorted(words[side])
+            theirs = sorted(w for w in words[1 - side] if w in clause_tokens) or sorted(
+                words[1 - side]
             )
+            check.conflicts.append(f"comparative mismatch: {mine[0]} vs {theirs[0]}")
     return check

@@ -39,6 +39,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import SecretStr
+
 from groundwatch.contract import RagTrace
 from groundwatch.judges._evidence import (
     ClaimExtractor,
@@ -54,7 +56,6 @@ from groundwatch.judges._evidence import (
 from groundwatch.judges._http import HttpCounters, RetryingHttp, RetryPolicy
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
 from groundwatch.judges.nli import read_nli_labels
-from pydantic import SecretStr
 
 __all__ = ["PROMPT_VERSION", "TeiJudge"]
 

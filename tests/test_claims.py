@@ -1,0 +1,117 @@
+"""Claim decomposition: sentence splitting, cleaning, conjunctions, pronouns, terse answers."""
+
+from __future__ import annotations
+
+import pytest
+from groundwatch.judges.claims import content_words, extract_claims, is_terse, split_sentences
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Dr. Smith joined in 2019. The fee is $3.50 per month.",
+            ["Dr. Smith joined in 2019.", "The fee is $3.50 per month."],
+        ),
+        (
+            "The firm moved to the U.S. in 2001, e.g. to Boston. It grew fast.",
+            ["The firm moved to the U.S. in 2001, e.g. to Boston.", "It grew fast."],
+        ),
+        (
+            "Version 2.5.1 is out [1]. Upgrade now [2, 3].",
+            ["Version 2.5.1 is out.", "Upgrade now."],
+        ),
+        ("- first item\n- second item\n1. third item", ["first item", "second item", "third item"]),
+        (
+            "J. R. R. Tolkien wrote it. It sold well!",
+            ["J. R. R. Tolkien wrote it.", "It sold well!"],
+        ),
+        (
+            "Vocals are by Aesop Rock.Jaime Meline is El-P.",
+            ["Vocals are by Aesop Rock.", "Jaime Meline is El-P."],
+        ),
+        ("", []),
+    ],
+)
+def test_split_sentences(text: str, expected: list[str]) -> None:
+    assert split_sentences(text) == expected
+
+
+def test_meta_greetings_and_hedges_are_dropped() -> None:
+    claims = extract_claims(
+        "What payment methods do you accept?",
+        "Hi there! Based on the documents, we accept Visa and Mastercard. I hope this helps!",
+    )
+    assert claims == ["We accept Visa and Mastercard."]
+    hedged = extract_claims(
+        "How often?", "I think adults can take 1 g every 6 hours. Please consult a pharmacist."
+    )
+    assert hedged == ["Adults can take 1 g every 6 hours."]
+
+
+def test_conjunctions_split_into_atomic_claims_with_subject() -> None:
+    claims = extract_claims(
+        "What does the Pro plan cost?", "The Pro plan costs $20 per month and includes SSO."
+    )
+    assert claims == ["The Pro plan costs $20 per month.", "The Pro plan includes SSO."]
+    two = extract_claims("x?", "The basic plan costs $10, but the pro plan costs $20.")
+    assert two == ["The basic plan costs $10.", "The pro plan costs $20."]
+
+
+def test_shared_subject_is_not_split() -> None:
+    claims = extract_claims("x?", "Kniphofia and Baptisia are both perennial plants.")
+    assert claims == ["Kniphofia and Baptisia are both perennial plants."]
+
+
+def test_pronouns_resolved_to_subject() -> None:
+    claims = extract_claims(
+        "Who built the Colosseum?",
+        "The Colosseum was begun by Vespasian. It was completed in AD 80 under Titus.",
+    )
+    assert claims[1] == "The Colosseum was completed in AD 80 under Titus."
+    person = extract_claims(
+        "What job does Richard Spencer have?", "He is president of the National Policy Institute."
+    )
+    assert person == ["Richard Spencer is president of the National Policy Institute."]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "expected"),
+    [
+        (
+            "When does the discount apply?",
+            "From renewal",
+            "When does the discount apply? From renewal.",
+        ),
+        ("Is the annual plan prorated?", "No.", "Is the annual plan prorated? No."),
+        ("Is the annual plan prorated?", "Yes, it is.", "Is the annual plan prorated? Yes."),
+        ("How many seats?", "14", "How many seats? 14."),
+        ("Which show connects them?", "Doctor Who", "Which show connects them? Doctor Who."),
+    ],
+)
+def test_terse_answers_read_with_question(question: str, answer: str, expected: str) -> None:
+    assert extract_claims(question, answer) == [expected]
+
+
+def test_is_terse() -> None:
+    assert is_terse("Jaime Meline")
+    assert is_terse("yes")
+    assert not is_terse("Pooja Bhatt directed the film.")
+
+
+def test_refusal_sentences_are_not_claims() -> None:
+    assert extract_claims("Fee in Canada?", "I'm sorry, I could not find that.") == []
+    partial = extract_claims(
+        "Fee in Canada?", "The documents do not mention the fee for Canada, but the US fee is $12."
+    )
+    assert partial == ["The US fee is $12."]
+
+
+def test_empty_answer_has_no_claims() -> None:
+    assert extract_claims("q?", "") == []
+    assert extract_claims("q?", "   ") == []
+
+
+def test_content_words_stem_and_split_hyphens() -> None:
+    assert "refundable" in content_words("Annual plans are non-refundable.")
+    assert content_words("Q3 revenue") == ("third", "quarter", "revenue")

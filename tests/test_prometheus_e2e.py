@@ -1,0 +1,220 @@
+"""A real Prometheus scrapes the running service and evaluates the shipped alert rules.
+
+The app is the real one (``create_app`` + ``Runtime``, in-memory stores) served by uvicorn on a
+free loopback port; only the judge is a deterministic fake so that scores are exact. Windows are
+shrunk to seconds through WindowSettings and the rules' ``for:`` durations are shortened; the
+rule expressions themselves are the shipped ones. Scenario: a stable reference and a stable
+current window (no drift alert), then shifted scores and retrieval scores -> GroundwatchScoreDrift
+and GroundwatchRetrievalDrift become pending/firing, as seen through /api/v1/alerts.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+import yaml
+from groundwatch.contract import RagTrace
+from groundwatch.settings import Settings
+
+from tests.helpers_windows import FakeJudge
+from tests.infra import _stop, free_port, wait_port
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = [pytest.mark.prometheus, pytest.mark.slow]
+
+
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=5) as resp:  # loopback only
+        return json.loads(resp.read())
+
+
+def _trace(i: int, prefix: str, ts: float, answer: str, top: float) -> RagTrace:
+    return RagTrace.model_validate(
+        {
+            "trace_id": f"{prefix}-{i}",
+            "timestamp": datetime.fromtimestamp(ts, UTC).isoformat(),
+            "question": "When does the contract renew?",
+            "contexts": [{"text": "The contract renews on 1 May.", "score": top}],
+            "answer": answer,
+            "attributes": {"tenant": "acme" if i % 2 else "beta"},
+        }
+    )
+
+
+def _settings(port: int) -> Settings:
+    return Settings.model_validate(
+        {
+            "state": "memory",
+            "api": {"host": "127.0.0.1", "port": port, "rate_limit_per_s": 0},
+            "redaction": {"mode": "off"},
+            "windows": {
+                "slice_keys": ["tenant"],
+                "bucket_s": 1,
+                "rollup_s": 10,
+                "fine_retention_s": 600,
+                "retention_s": 3600,
+                "min_samples": 20,
+                "current_window_s": 30,
+                "reference_window_s": 120,
+                "export_windows_s": {"5m": 10, "1h": 30, "24h": 120},
+            },
+        }
+    )
+
+
+@pytest.fixture
+def service() -> Iterator[tuple[int, Any]]:
+    from groundwatch.app import create_app
+    from groundwatch.runtime import Runtime
+
+    port = free_port()
+    settings = _settings(port)
+    runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
+    app = create_app(settings, runtime=runtime)
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, name="gw-e2e-uvicorn", daemon=True)
+    thread.start()
+    try:
+        wait_port(port)
+        yield port, runtime
+    finally:
+        server.should_exit = True
+        thread.join(15)
+
+
+@pytest.fixture
+def prometheus(service: tuple[int, Any], tmp_path: Path) -> Iterator[str]:
+    binary = shutil.which("prometheus")
+    if binary is None:
+        pytest.skip("prometheus not installed")
+    rules = yaml.safe_load((ROOT / "dashboards" / "alerts.yml").read_text())
+    for group in rules["groups"]:
+        group["interval"] = "1s"
+        for rule in group["rules"]:
+            if "for" in rule:
+                rule["for"] = "2s"
+    (tmp_path / "rules.yml").write_text(yaml.safe_dump(rules))
+    app_port, _ = service
+    config = {
+        "global": {"scrape_interval": "1s", "evaluation_interval": "1s", "scrape_timeout": "1s"},
+        "rule_files": [str(tmp_path / "rules.yml")],
+        "scrape_configs": [
+            {"job_name": "groundwatch", "static_configs": [{"targets": [f"127.0.0.1:{app_port}"]}]}
+        ],
+    }
+    (tmp_path / "prometheus.yml").write_text(yaml.safe_dump(config))
+    port = free_port()
+    log = (tmp_path / "prometheus.log").open("wb")
+    proc = subprocess.Popen(
+        [
+            binary,
+            f"--config.file={tmp_path / 'prometheus.yml'}",
+            f"--storage.tsdb.path={tmp_path / 'data'}",
+            f"--web.listen-address=127.0.0.1:{port}",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_port(port, timeout=20)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        _stop(proc)
+        log.close()
+
+
+def _feed(runtime: Any, prefix: str, n: int, t0: float, t1: float, answer: str, top: float) -> None:
+    traces = [
+        _trace(i, prefix, t0 + (t1 - t0) * i / n, answer if i % 4 else "4/4", top) for i in range(n)
+    ]
+    sampled = runtime.processor.observe(traces, source="e2e")
+    runtime.processor.evaluate_and_record(sampled)
+
+
+def _wait(predicate: Any, timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what}; last={last!r}")
+
+
+def _alerts(prom: str) -> list[dict[str, Any]]:
+    return list(_get(f"{prom}/api/v1/alerts")["data"]["alerts"])
+
+
+def _query(prom: str, expr: str) -> list[dict[str, Any]]:
+    from urllib.parse import quote
+
+    return list(_get(f"{prom}/api/v1/query?query={quote(expr)}")["data"]["result"])
+
+
+def test_drift_alert_fires_through_real_prometheus(
+    service: tuple[int, Any], prometheus: str
+) -> None:
+    _, runtime = service
+    now = time.time()
+    # stable: reference (35..140 s ago) and current window, same score mix, same retrieval
+    _feed(runtime, "ref", 120, now - 140, now - 35, "3/4", 0.85)
+    _feed(runtime, "cur", 40, now - 20, now, "3/4", 0.85)
+    psi = 'groundwatch_drift_psi{metric="faithfulness",slice_key="all"}'
+    stable = _wait(lambda: _query(prometheus, psi), 20, "a scraped drift series")
+    assert float(stable[0]["value"][1]) < 0.25
+    mean = _query(
+        prometheus, 'groundwatch_window_mean{window="1h",metric="faithfulness",slice_key="all"}'
+    )
+    assert mean
+    assert float(mean[0]["value"][1]) == pytest.approx((30 * 0.75 + 10 * 1.0) / 40)
+    time.sleep(3)  # several rule evaluations on stable data
+    assert not [a for a in _alerts(prometheus) if a["labels"]["alertname"].endswith("Drift")]
+
+    # shift: faithfulness collapses and retrieval scores drop
+    now = time.time()
+    _feed(runtime, "shift", 160, now - 5, now, "1/4", 0.3)
+
+    def drift_alerts() -> set[tuple[str, str]]:
+        return {
+            (a["labels"]["alertname"], a["labels"].get("metric", ""))
+            for a in _alerts(prometheus)
+            if a["state"] in {"pending", "firing"} and a["labels"].get("slice_key") == "all"
+        }
+
+    got = _wait(
+        lambda: (
+            {
+                ("GroundwatchScoreDrift", "faithfulness"),
+                ("GroundwatchRetrievalDrift", "retrieval_top_score"),
+            }
+            <= drift_alerts()
+            and drift_alerts()
+        ),
+        25,
+        "drift alerts pending or firing",
+    )
+    assert ("GroundwatchScoreDrift", "faithfulness") in got
+    firing = _wait(
+        lambda: [
+            a
+            for a in _alerts(prometheus)
+            if a["labels"]["alertname"] == "GroundwatchScoreDrift" and a["state"] == "firing"
+        ],
+        15,
+        "GroundwatchScoreDrift firing",
+    )
+    assert float(firing[0]["value"]) > 0.25

@@ -1,0 +1,86 @@
+"""Slot agreement: numbers, units, dates, negation, modality, comparatives."""
+
+from __future__ import annotations
+
+import pytest
+from groundwatch.judges.slots import compare_slots, parse_slots, polarity_negated
+
+
+def _conflicts(claim: str, evidence: str) -> list[str]:
+    check = compare_slots(parse_slots(claim), parse_slots(evidence), evidence)
+    return check.conflicts
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("The refund window is 14 days.", "Refunds are accepted within two weeks."),
+        ("The refund window is fourteen days.", "The refund window is 14 days."),
+        ("The Danube is about 1,770 miles long.", "The Danube is about 2,850 km long."),
+        ("Revenue was $12 million.", "Revenue was 12,000,000 dollars."),
+        ("Growth was 5 percent.", "Growth was 5%."),
+        ("Shipping takes 4 business days.", "Shipping takes 3-5 business days."),
+        ("Parental leave is sixteen weeks.", "Parental leave is 112 days."),
+        ("The laptop weighs 2.6 pounds.", "The laptop weighs 1.2 kg."),
+        ("He was born on March 2, 1975.", "He was born 2 March 1975 in Paris."),
+        (
+            "Monthly plans are prorated.",
+            "The annual plan is not prorated, but monthly plans are prorated.",
+        ),
+        ("It ran for 30 years.", "It ran for 30 years, ending in 1999."),
+    ],
+)
+def test_agreeing_slots(claim: str, evidence: str) -> None:
+    assert _conflicts(claim, evidence) == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "reason"),
+    [
+        ("Revenue was $12 million.", "Revenue was $18 million.", "number mismatch"),
+        ("The fee is 12%.", "The fee is 21%.", "number mismatch"),
+        ("Shipping takes 7 business days.", "Shipping takes 3-5 business days.", "number mismatch"),
+        ("The Wall fell on 9 November 1991.", "The Wall fell on 9 November 1989.", "date mismatch"),
+        ("The company was founded in 1998.", "The company was founded in 2001.", "year mismatch"),
+        ("The annual plan is prorated.", "The annual plan is not prorated.", "negation mismatch"),
+        ("The flag is optional.", "The flag is required.", "modality mismatch"),
+        ("K2 is higher than Everest.", "K2 is lower than Everest.", "comparative mismatch"),
+        (
+            "It was signed after the battle.",
+            "It was signed before the battle.",
+            "comparative mismatch",
+        ),
+        ("It is the first model.", "It is the third model.", "number mismatch"),
+    ],
+)
+def test_disagreeing_slots(claim: str, evidence: str, reason: str) -> None:
+    conflicts = _conflicts(claim, evidence)
+    assert conflicts, claim
+    assert conflicts[0].startswith(reason)
+
+
+def test_reason_names_both_values() -> None:
+    assert _conflicts("Revenue was $12 million.", "Revenue was $18 million.") == [
+        "number mismatch: $12 million vs $18 million"
+    ]
+
+
+def test_missing_number_is_not_a_conflict() -> None:
+    check = compare_slots(parse_slots("The fee is $12."), parse_slots("A fee applies."))
+    assert check.conflicts == []
+    assert check.missing == ["$12"]
+
+
+def test_year_qualifier_with_matching_value_is_a_qualifier_conflict() -> None:
+    check = compare_slots(
+        parse_slots("In 2023 the fee was $25."), parse_slots("In 2022 the fee was $25.")
+    )
+    assert check.conflicts == []
+    assert check.qualifier_conflicts
+
+
+def test_polarity() -> None:
+    assert polarity_negated("Annual plans are non-refundable.")
+    assert not polarity_negated("Annual plans are refundable.")
+    assert polarity_negated("Is the plan refundable? No.")
+    assert not polarity_negated("Delivery takes no longer than 3 days.")
