@@ -64,6 +64,7 @@ class AccuracyReport:
     confusion: dict[str, dict[str, int]] = field(default_factory=dict)
     mistakes: list[dict[str, Any]] = field(default_factory=list)
     refusal_accuracy: float | None = None
+    relevance_accuracy: float | None = None
     traces_per_s: float = 0.0
 
     def lines(self) -> list[str]:
@@ -87,6 +88,8 @@ class AccuracyReport:
                 )
         if self.refusal_accuracy is not None:
             out.append(f"refusal accuracy: {self.refusal_accuracy:.3f}")
+        if self.relevance_accuracy is not None:
+            out.append(f"passage relevance accuracy: {self.relevance_accuracy:.3f}")
         return out
 
 
@@ -146,6 +149,7 @@ def score_records(
     confusion: dict[str, dict[str, int]] = {v: dict.fromkeys(VERDICTS, 0) for v in VERDICTS}
     claim_total = claim_right = 0
     refusal_total = refusal_right = 0
+    relevance_total = relevance_right = 0
     for row, record in zip(rows, records, strict=True):
         label = row.get("label") or {}
         labeled_claims: list[dict[str, str]] = label.get("claims") or []
@@ -157,6 +161,9 @@ def score_records(
         truth.append(hallucinated)
         pred.append(predicted)
         scores.append(_unsupported_score(record))
+        for flag, ctx in zip(label.get("relevant") or [], record.contexts, strict=False):
+            relevance_total += 1
+            relevance_right += int(bool(flag) == ctx.relevant)
         if "refusal" in label:
             refusal_total += 1
             refusal_right += int(bool(label["refusal"]) == record.refusal)
@@ -216,6 +223,8 @@ def score_records(
         )
     if refusal_total:
         report.refusal_accuracy = refusal_right / refusal_total
+    if relevance_total:
+        report.relevance_accuracy = relevance_right / relevance_total
     return report
 
 

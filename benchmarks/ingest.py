@@ -79,6 +79,9 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=3)
     parser.add_argument("--max-poll-records", type=int, default=5000)
     parser.add_argument("--store", choices=["count", "memory"], default="count")
+    parser.add_argument(
+        "--tracing", action="store_true", help="an SDK TracerProvider (no exporter) is injected"
+    )
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     with KafkaBroker.start() as broker:
@@ -106,7 +109,14 @@ def main() -> None:
         windows = TimedWindows(settings, count_only=args.store == "count")
         processor = make_processor(settings, windows, MemoryFindingStore(settings), [], registry)
         options = ConsumerOptions(handle_signals=False, queue_capacity=4 * args.max_poll_records)
-        consumer = KafkaTraceConsumer(settings, processor, registry, options=options)
+        provider = None
+        if args.tracing:
+            from opentelemetry.sdk.trace import TracerProvider
+
+            provider = TracerProvider()
+        consumer = KafkaTraceConsumer(
+            settings, processor, registry, tracer_provider=provider, options=options
+        )
         profiler = cProfile.Profile() if args.profile else None
         thread = threading.Thread(target=consumer.run, daemon=True)
         if profiler:
@@ -129,7 +139,8 @@ def main() -> None:
         print(
             f"consumed+decoded+validated+sampled(0)+counted+committed {args.n} traces "
             f"in {done - first:.2f}s: {rate:,.0f} traces/s (one core, "
-            f"max_poll_records={args.max_poll_records}, store={args.store})"
+            f"max_poll_records={args.max_poll_records}, store={args.store}, "
+            f"tracing={args.tracing})"
         )
         print(
             f"consumer CPU: {cpu * 1e6 / args.n:.0f} us/trace "

@@ -439,10 +439,15 @@ def make_workload(
     zipf_s: float = 1.0,
     refusal_rate: float = 0.03,
     citation_rate: float = 0.2,
+    trace_seed: int | None = None,
 ) -> Workload:
-    """``n_traces`` traces over a knowledge base of ``pool_size`` chunks (Zipf popularity)."""
+    """``n_traces`` traces over a knowledge base of ``pool_size`` chunks (Zipf popularity).
+
+    The knowledge base depends on ``seed`` only; ``trace_seed`` (default: ``seed``) draws other
+    traces over the same knowledge base (a warm cache sees new answers, recurring passages).
+    """
     chunks = make_knowledge_base(pool_size, seed)
-    rng = random.Random(f"traces-{seed}")
+    rng = random.Random(f"traces-{seed if trace_seed is None else trace_seed}")
     # Popularity rank is a seeded permutation of the pool, so the ids of hot chunks vary by seed.
     ranked = list(range(len(chunks)))
     rng.shuffle(ranked)
@@ -499,7 +504,7 @@ def make_workload(
             ]
         traces.append(
             RagTrace(
-                trace_id=f"wl{seed}-{t:06d}",
+                trace_id=f"wl{seed}-{trace_seed}-{t:06d}",
                 question=question,
                 contexts=contexts,
                 answer=" ".join(answer_parts),

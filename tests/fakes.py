@@ -19,9 +19,10 @@ from groundwatch.contract import RagTrace
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
 from groundwatch.record import Evidence, Verdict
 
-__all__ = ["FakeJudge", "VerdictFn", "make_trace"]
+__all__ = ["FakeJudge", "ReasonFn", "VerdictFn", "make_trace"]
 
 VerdictFn = Callable[[str, RagTrace], Verdict]
+ReasonFn = Callable[[str, Verdict], str | None]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -29,7 +30,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 class FakeJudge:
     """A judge with no model: one claim per answer sentence, ``supported`` unless
     ``verdict_fn(claim, trace)`` says otherwise; relevance 0.9 for every passage; never a
-    refusal; version ``fake/1``. A claim's evidence is the first passage (when there is one).
+    refusal; version ``fake/1``. A claim's evidence is the first passage (when there is one);
+    its reason is ``reason_fn(claim, verdict)`` (default ``"fake: <verdict>"``).
 
     Usage::
 
@@ -42,9 +44,15 @@ class FakeJudge:
     threshold = 0.5
 
     def __init__(
-        self, verdict_fn: VerdictFn | None = None, *, fail: bool = False, delay_s: float = 0.0
+        self,
+        verdict_fn: VerdictFn | None = None,
+        *,
+        fail: bool = False,
+        delay_s: float = 0.0,
+        reason_fn: ReasonFn | None = None,
     ):
         self._verdict_fn = verdict_fn
+        self._reason_fn = reason_fn
         self._fail = fail
         self._delay_s = delay_s
         self._loaded = False
@@ -96,7 +104,11 @@ class FakeJudge:
                     verdict=verdict,
                     score=0.9,
                     evidence=evidence if verdict != "not_found" else None,
-                    reason=f"fake: {verdict}",
+                    reason=(
+                        self._reason_fn(sentence, verdict)
+                        if self._reason_fn
+                        else f"fake: {verdict}"
+                    ),
                 )
             )
         return TraceJudgement(

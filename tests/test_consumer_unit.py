@@ -373,6 +373,7 @@ def _run_consumer(
     options: ConsumerOptions | None = None,
     provider: TracerProvider | None = None,
     rate: float = 1.0,
+    notes: Any = None,
 ) -> tuple[KafkaTraceConsumer, threading.Thread, FakeProducer, CollectorRegistry]:
     settings = Settings(
         kafka=KafkaSettings(bootstrap_servers="fake:9092", topic="t", commit_interval_s=0.05),
@@ -390,6 +391,7 @@ def _run_consumer(
         or ConsumerOptions(handle_signals=False, poll_timeout_ms=10, backoff_initial_s=0.02),
         consumer_factory=lambda: fake,
         dlq=DeadLetterPublisher(dlq_producer, "t.dlq"),
+        producer_contexts=notes,
     )
     thread = threading.Thread(target=consumer.run, daemon=True)
     thread.start()
@@ -415,7 +417,10 @@ def test_consumer_dead_letters_bad_input_and_commits_after_durable() -> None:
     fake.add(TP1, b"\xff")
     fake.add(TP1, json.dumps({"trace_id": "x"}).encode())
     fake.add(TP1, json.dumps(make_trace("b0")).encode())
-    consumer, thread, dlq, registry = _run_consumer(fake, windows, provider=provider)
+    from groundwatch.telemetry import ProducerContexts
+
+    notes = ProducerContexts()
+    consumer, thread, dlq, registry = _run_consumer(fake, windows, provider=provider, notes=notes)
     try:
         _wait(lambda: fake.committed() == {TP0: 7, TP1: 3})
         assert consumer.ready()
@@ -432,6 +437,10 @@ def test_consumer_dead_letters_bad_input_and_commits_after_durable() -> None:
     summary = windows.summaries(time.time() - 600, time.time() + 60)[ALL]
     assert summary.count("received") == 7
     assert summary.count("evaluated") == 7
+    noted = notes.pop("a3")
+    assert noted is not None
+    assert f"{noted.span_id:016x}" == "b7ad6b7169203331"
+    assert notes.pop("b0") is None  # no traceparent header
     names = {s.name for s in exporter.get_finished_spans()}
     assert {
         "groundwatch.decode",
@@ -546,3 +555,44 @@ def test_decode_fast_agrees_with_the_contract(raw: bytes) -> None:
             return (exc.reason, exc.detail)
 
     assert outcome(decode_fast) == outcome(decode_trace)
+
+
+def test_consumer_retries_an_unreachable_broker_at_start() -> None:
+    from kafka.errors import KafkaConnectionError
+
+    fake = FakeConsumer()
+    fake.add(TP0, json.dumps(make_trace("late")).encode())
+    attempts: list[int] = []
+
+    def factory() -> FakeConsumer:
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise KafkaConnectionError("no broker")
+        return fake
+
+    settings = Settings(kafka=KafkaSettings(bootstrap_servers="fake:9092", topic="t"))
+    registry = CollectorRegistry()
+    windows = MemoryWindowStore(settings)
+    processor = make_processor(settings, windows, MemoryFindingStore(settings), [], registry)
+    consumer = KafkaTraceConsumer(
+        settings,
+        processor,
+        registry,
+        options=ConsumerOptions(handle_signals=False, poll_timeout_ms=5, backoff_initial_s=0.05),
+        consumer_factory=factory,
+        dlq=DeadLetterPublisher(FakeProducer(), "t.dlq"),
+    )
+    thread = threading.Thread(target=consumer.run, daemon=True)
+    thread.start()
+    try:
+        _wait(lambda: "broker" in consumer.failing())
+        assert not consumer.ready()
+        _wait(consumer.ready)
+        _wait(lambda: fake.committed() == {TP0: 1})
+    finally:
+        consumer.stop()
+        thread.join(10)
+    assert len(attempts) == 3
+    assert (
+        registry.get_sample_value("groundwatch_consumer_retries_total", {"stage": "connect"}) == 2
+    )

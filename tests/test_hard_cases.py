@@ -66,3 +66,7 @@ def test_hard_cases_accuracy(accuracy: ModuleType, capsys: pytest.CaptureFixture
     assert report.contradicted_precision >= 0.90
     assert report.refusal_accuracy is not None
     assert report.refusal_accuracy >= 0.90
+    # Near-duplicate passages (another lake, another country) look relevant to the embedding;
+    # everything else is separated.
+    assert report.relevance_accuracy is not None
+    assert report.relevance_accuracy >= 0.80

@@ -68,6 +68,7 @@ def _settings(port: int) -> Settings:
                 "current_window_s": 30,
                 "reference_window_s": 120,
                 "export_windows_s": {"5m": 10, "1h": 30, "24h": 120},
+                "report_refresh_s": 0,
             },
         }
     )

@@ -250,6 +250,15 @@ def test_settings_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(settings.redaction.hash_key, SecretStr)
 
 
+def test_kinds_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from groundwatch.settings import Settings
+
+    monkeypatch.setenv("GROUNDWATCH_REDACTION__KINDS", "email, ip")
+    redactor = build_redactor(Settings().redaction)
+    assert redactor.kinds == ["email", "ip"]
+    assert redactor.redact_text("a@b.io +44 20 7946 0958") == "[EMAIL] +44 20 7946 0958"
+
+
 def test_long_input_is_fast(mask: PiiRedactor) -> None:
     import time
 

@@ -186,3 +186,33 @@ def test_otlp_endpoint_builds_an_http_exporter_and_url() -> None:
     finally:
         provider.shutdown()
     assert build_tracer_provider(OtelSettings())._active_span_processor._span_processors == ()
+
+
+def test_otlp_decode_is_traced_under_the_request_traceparent() -> None:
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+    from groundwatch.otlp_api import otlp_router
+    from groundwatch.runtime import Runtime
+    from groundwatch.settings import Settings
+
+    from tests.fakes import FakeJudge
+    from tests.otlp_support import protobuf_body, record_rag_spans
+
+    exporter = InMemorySpanExporter()
+    settings = Settings()
+    runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
+    tracer = PipelineTracer(build_tracer_provider(settings.otel, exporter=exporter))
+    runtime.extras["pipeline_tracer"] = tracer
+    app = FastAPI()
+    app.include_router(otlp_router(runtime, settings, lambda rt, traces, source: {"sampled": 0}))
+    with TestClient(app) as client:
+        reply = client.post(
+            "/v1/traces",
+            content=protobuf_body(record_rag_spans()),
+            headers={"Content-Type": "application/x-protobuf", "traceparent": TRACEPARENT},
+        )
+    assert reply.status_code == 200
+    [decode] = exporter.get_finished_spans()
+    assert decode.name == "groundwatch.decode"
+    assert decode.parent is not None
+    assert format(decode.parent.span_id, "016x") == PARENT_ID

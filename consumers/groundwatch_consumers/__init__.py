@@ -11,13 +11,10 @@ Usage::
 from __future__ import annotations
 
 from groundwatch_consumers.backpressure import PartitionGate, WorkQueue
-from groundwatch_consumers.config import KafkaUnavailableError, client_config
+from groundwatch_consumers.config import KafkaUnavailableError, any_reachable, client_config
+from groundwatch_consumers.decode import decode_fast
 from groundwatch_consumers.dlq import REASON_HEADER, DeadLetterPublisher
-from groundwatch_consumers.kafka_source import (
-    ConsumerOptions,
-    KafkaTraceConsumer,
-    build_kafka_consumer,
-)
+from groundwatch_consumers.kafka_source import KafkaTraceConsumer, build_kafka_consumer
 from groundwatch_consumers.lag import ConsumerLagGauge
 from groundwatch_consumers.offsets import OffsetTracker
 from groundwatch_consumers.publisher import TracePublisher, encode_trace
@@ -28,12 +25,15 @@ from groundwatch_consumers.results import (
 )
 from groundwatch_consumers.samples import produce_samples, sample_traces
 from groundwatch_consumers.tracing import TraceSpans, inject_headers
+from groundwatch_consumers.workers import ConsumerOptions, EvaluationWorkers, Health, WorkUnit
 
 __all__ = [
     "REASON_HEADER",
     "ConsumerLagGauge",
     "ConsumerOptions",
     "DeadLetterPublisher",
+    "EvaluationWorkers",
+    "Health",
     "KafkaResultSink",
     "KafkaTraceConsumer",
     "KafkaUnavailableError",
@@ -43,9 +43,12 @@ __all__ = [
     "TracePublisher",
     "TraceSpans",
     "WorkQueue",
+    "WorkUnit",
+    "any_reachable",
     "build_kafka_consumer",
     "build_producer",
     "client_config",
+    "decode_fast",
     "encode_trace",
     "inject_headers",
     "produce_samples",

@@ -8,11 +8,13 @@ Usage::
 
 from __future__ import annotations
 
+import contextlib
+import socket
 from typing import Any
 
 from groundwatch.settings import KafkaSettings
 
-__all__ = ["KafkaUnavailableError", "client_config"]
+__all__ = ["KafkaUnavailableError", "any_reachable", "client_config"]
 
 
 class KafkaUnavailableError(RuntimeError):
@@ -41,3 +43,17 @@ def client_config(settings: KafkaSettings, *, suffix: str = "") -> dict[str, Any
         if value:
             cfg[key] = value
     return cfg
+
+
+def any_reachable(bootstrap_servers: list[str], timeout_s: float = 2.0) -> bool:
+    """True when at least one bootstrap address accepts a TCP connection. Checked before a
+    client is built: a kafka-python client that fails to bootstrap leaves its IO thread behind,
+    so retrying construction against a dead cluster would leak a thread per attempt."""
+    for server in bootstrap_servers:
+        host, _, port = server.rpartition(":")
+        with (
+            contextlib.suppress(OSError, ValueError),
+            socket.create_connection((host.strip("[]") or "localhost", int(port)), timeout_s),
+        ):
+            return True
+    return False

@@ -6,8 +6,8 @@ Usage::
     consumer = build_kafka_consumer(settings, processor, registry, tracer_provider)
     consumer.run()          # blocks; SIGTERM/SIGINT (main thread) or consumer.stop() ends it
 
-Threads: this loop owns the ``KafkaConsumer`` (poll, DLQ, commit); worker threads run the
-processor. Between them a :class:`~groundwatch_consumers.backpressure.WorkQueue` bounded in
+Threads: this loop owns the ``KafkaConsumer`` (poll, decode, DLQ, commit); worker threads
+(workers.py) run the processor. Between them a :class:`~groundwatch_consumers.backpressure.WorkQueue` bounded in
 traces: when it is full, partitions are paused and polling goes on. An offset is committed only
 once the trace is durable (``TraceProcessor.record`` returned, or its DLQ copy acknowledged).
 Retriable failures (store, broker) back off and retry without committing; anything else stops
@@ -22,66 +22,51 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any, Protocol
 
-from groundwatch.contract import RagTrace, TraceDecodeError, TraceLimits
+from groundwatch.contract import TraceDecodeError, TraceLimits
 from groundwatch.processing import TraceProcessor
 from groundwatch.settings import Settings
 from kafka import ConsumerRebalanceListener, KafkaConsumer
 from kafka.errors import KafkaError
 from kafka.structs import OffsetAndMetadata, TopicPartition
-from opentelemetry.context import Context
 from opentelemetry.trace import TracerProvider
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
-from groundwatch_consumers.backpressure import PartitionGate, WorkQueue
-from groundwatch_consumers.config import KafkaUnavailableError, client_config
+from groundwatch_consumers.backpressure import PartitionGate
+from groundwatch_consumers.config import KafkaUnavailableError, any_reachable, client_config
 from groundwatch_consumers.decode import decode_fast
 from groundwatch_consumers.dlq import DeadLetterPublisher
 from groundwatch_consumers.lag import ConsumerLagGauge
 from groundwatch_consumers.offsets import OffsetTracker
 from groundwatch_consumers.results import build_producer
 from groundwatch_consumers.tracing import TraceSpans
+from groundwatch_consumers.workers import (
+    SOURCE,
+    ConsumerOptions,
+    EvaluationWorkers,
+    Health,
+    WorkUnit,
+)
 
-__all__ = ["ConsumerOptions", "KafkaTraceConsumer", "build_kafka_consumer"]
+__all__ = ["ConsumerOptions", "KafkaTraceConsumer", "TraceparentNotes", "build_kafka_consumer"]
 
 log = logging.getLogger(__name__)
-_T = TypeVar("_T")
-SOURCE = "kafka"
 
 
-@dataclass(frozen=True)
-class ConsumerOptions:
-    """Tuning knobs that are not operator settings (tests and benchmarks change them)."""
+class TraceparentNotes(Protocol):
+    """Told each trace's producer ``traceparent`` (``groundwatch.telemetry.ProducerContexts``
+    fits), so evaluation events can point at the request that produced the trace."""
 
-    workers: int = 1
-    queue_capacity: int = 1000
-    eval_batch: int = 32
-    poll_timeout_ms: int = 100
-    backoff_initial_s: float = 0.2
-    backoff_max_s: float = 5.0
-    shutdown_timeout_s: float = 30.0
-    revoke_timeout_s: float = 5.0
-    handle_signals: bool = True
-    consumer_overrides: dict[str, Any] = field(default_factory=dict)
-    producer_overrides: dict[str, Any] = field(default_factory=dict)
+    def note(self, trace_id: str, traceparent: str | None) -> None: ...
 
 
-@dataclass(eq=False)
-class _Unit:
-    """Valid traces of one partition from one poll, in offset order."""
-
-    tp: TopicPartition
-    offsets: list[int] = field(default_factory=list)
-    traces: list[RagTrace] = field(default_factory=list)
-    parents: list[Context | None] = field(default_factory=list)
-    cancelled: bool = False
-
-
-class _AbandonedError(Exception):
-    """A unit given up (shutdown or partition revoked); its offsets stay uncommitted."""
+def _traceparent(headers: Any) -> str | None:
+    for name, value in headers or ():
+        if name == "traceparent" and value:
+            return bytes(value).decode("latin-1")
+    return None
 
 
 class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
@@ -122,6 +107,7 @@ class KafkaTraceConsumer:
         options: ConsumerOptions | None = None,
         consumer_factory: Callable[[], Any] | None = None,
         dlq: DeadLetterPublisher | None = None,
+        producer_contexts: TraceparentNotes | None = None,
     ) -> None:
         self.settings = settings
         self.kafka = settings.kafka
@@ -132,7 +118,6 @@ class KafkaTraceConsumer:
         )
         self.spans = TraceSpans(tracer_provider)
         self.tracker = OffsetTracker()
-        self.queue: WorkQueue[_Unit] = WorkQueue(self.options.queue_capacity)
         self.lag = ConsumerLagGauge(registry)
         self._paused_gauge = Gauge(
             "groundwatch_consumer_paused_partitions",
@@ -148,33 +133,44 @@ class KafkaTraceConsumer:
         self._commits = Counter(
             "groundwatch_consumer_commits", "Offset commits that succeeded.", registry=registry
         )
+        self.health = Health()
+        self.workers = EvaluationWorkers(
+            processor=processor,
+            tracker=self.tracker,
+            spans=self.spans,
+            options=self.options,
+            health=self.health,
+            retries=self._retries,
+            on_fatal=self._on_fatal,
+        )
+        self.queue = self.workers.queue
+        self._notes = producer_contexts
         self._consumer_factory = consumer_factory or self._default_consumer
         self._dlq = dlq
         self._consumer: Any = None
         self._gate: PartitionGate | None = None
-        self._pending: deque[_Unit] = deque()
+        self._pending: deque[WorkUnit] = deque()
         self._lock = threading.Lock()
-        self._active: dict[int, _Unit] = {}
-        self._failing: dict[str, str] = {}
         self._stop = threading.Event()
-        self._abort = threading.Event()
         self._joined = threading.Event()
         self._running = False
         self._fatal: BaseException | None = None
-        self._workers: list[threading.Thread] = []
         self._last_commit = 0.0
 
     # -- public ---------------------------------------------------------------------------
 
     def ready(self) -> bool:
         """Connected and joined the group, and no store, sink or broker is failing now."""
-        with self._lock:
-            failing = bool(self._failing)
-        return self._running and self._joined.is_set() and not failing and self._fatal is None
+        return (
+            self._running
+            and self._joined.is_set()
+            and not self.health.failing()
+            and self._fatal is None
+        )
 
     def failing(self) -> dict[str, str]:
-        with self._lock:
-            return dict(self._failing)
+        """Stage -> last error, for the stages failing now (empty when healthy)."""
+        return self.health.failing()
 
     def stop(self) -> None:
         """Ask ``run()`` to finish in-flight work, commit, leave the group and return."""
@@ -187,7 +183,7 @@ class KafkaTraceConsumer:
         try:
             consumer = self._connect()
             if consumer is not None:
-                self._start_workers()
+                self.workers.start()
                 try:
                     self._loop(consumer)
                 finally:
@@ -201,8 +197,17 @@ class KafkaTraceConsumer:
     # -- consumer thread ------------------------------------------------------------------
 
     def _default_consumer(self) -> KafkaConsumer:
+        try:
+            import crc32c  # noqa: F401  # kafka-python's C CRC; pure Python otherwise
+        except ImportError:
+            log.warning("crc32c is not installed: record CRC checks run in pure Python (slow)")
+        client = client_config(self.kafka, suffix="-consumer")
+        if not any_reachable(client["bootstrap_servers"]):
+            raise KafkaUnavailableError(
+                f"no bootstrap server reachable: {self.kafka.bootstrap_servers}"
+            )
         cfg: dict[str, Any] = {
-            **client_config(self.kafka, suffix="-consumer"),
+            **client,
             "group_id": self.kafka.group_id,
             "enable_auto_commit": False,
             "auto_offset_reset": "earliest",
@@ -221,13 +226,13 @@ class KafkaTraceConsumer:
             try:
                 consumer = self._consumer_factory()
                 consumer.subscribe([self.kafka.topic], listener=_Listener(self))
-            except KafkaError as exc:
-                self._set_failing("broker", exc)
+            except (KafkaError, KafkaUnavailableError) as exc:
+                self.health.fail("broker", exc)
                 self._retries.labels(stage="connect").inc()
                 self._stop.wait(delay)
                 delay = min(delay * 2, self.options.backoff_max_s)
                 continue
-            self._clear_failing("broker")
+            self.health.recover("broker")
             self._consumer = consumer
             self._gate = PartitionGate(consumer, self._paused_gauge.set)
             if self._dlq is None:
@@ -253,14 +258,16 @@ class KafkaTraceConsumer:
     def _handle(self, batch: dict[TopicPartition, list[Any]]) -> None:
         dead: list[tuple[Any, TraceDecodeError]] = []
         for tp, records in batch.items():
-            unit = _Unit(tp)
+            unit = WorkUnit(tp)
             self.tracker.delivered(tp, [r.offset for r in records])
             tracing = self.spans.enabled
             for rec in records:
                 raw = rec.value if rec.value is not None else b""
                 parent = self.spans.extract(rec.headers) if tracing else None
                 try:
-                    if tracing:
+                    # Only messages with a producer context get a decode span: a root span per
+                    # untraced message would cost CPU and tell nobody anything.
+                    if parent is not None:
                         with self.spans.child("groundwatch.decode", parent, offset=rec.offset):
                             trace = decode_fast(raw, self.limits)
                     else:
@@ -268,6 +275,8 @@ class KafkaTraceConsumer:
                 except TraceDecodeError as exc:
                     dead.append((rec, exc))
                     continue
+                if self._notes is not None:
+                    self._notes.note(trace.trace_id, _traceparent(rec.headers))
                 unit.offsets.append(rec.offset)
                 unit.traces.append(trace)
                 unit.parents.append(parent)
@@ -287,12 +296,12 @@ class KafkaTraceConsumer:
                 self._dlq.flush()
                 break
             except KafkaUnavailableError as err:
-                self._set_failing("dlq", err)
+                self.health.fail("dlq", err)
                 self._retries.labels(stage="dlq").inc()
                 if self._stop.wait(delay):
                     return  # offsets stay uncommitted: re-delivered and dead-lettered again
                 delay = min(delay * 2, self.options.backoff_max_s)
-        self._clear_failing("dlq")
+        self.health.recover("dlq")
         for rec, exc in dead:
             self.processor.metrics.rejected.labels(source=SOURCE, reason=exc.reason).inc()
             tp = TopicPartition(rec.topic, rec.partition)
@@ -332,12 +341,12 @@ class KafkaTraceConsumer:
             consumer.commit({tp: _oam(off) for tp, off in offsets.items()})
         except KafkaError as exc:
             log.warning("offset commit failed (will retry): %s", exc)
-            self._set_failing("commit", exc)
+            self.health.fail("commit", exc)
             self._retries.labels(stage="commit").inc()
             return False
         self.tracker.mark_committed(offsets)
         self._commits.inc()
-        self._clear_failing("commit")
+        self.health.recover("commit")
         return True
 
     def _shutdown(self, consumer: Any) -> None:
@@ -349,9 +358,8 @@ class KafkaTraceConsumer:
         )
         if not drained:
             log.warning("shutdown: evaluator did not drain in time; re-delivery will follow")
-        self._abort.set()
-        for worker in self._workers:
-            worker.join(timeout=self.options.shutdown_timeout_s)
+        self.workers.abort()
+        self.workers.join(self.options.shutdown_timeout_s)
         self._commit(consumer, force=True)
         with contextlib.suppress(Exception):
             consumer.close(autocommit=False)  # leaves the group
@@ -373,19 +381,10 @@ class KafkaTraceConsumer:
                 unit.cancelled = unit.cancelled or unit.tp in revoked
             self._pending = deque(u for u in self._pending if not u.cancelled)
 
-        def mine(unit: _Unit) -> bool:
-            if unit.tp in revoked:
-                unit.cancelled = True
-                return True
-            return False
-
-        self.queue.remove(mine)
+        self.workers.cancel(revoked)
         if commit:
             # Let units being evaluated for these partitions finish, then commit them.
-            self.queue.wait_until(
-                lambda: not any(u.tp in revoked for u in self._active_units()),
-                self.options.revoke_timeout_s,
-            )
+            self.workers.wait_idle(revoked, self.options.revoke_timeout_s)
             offsets = self.tracker.committable(revoked)
             if offsets and self._consumer is not None:
                 try:
@@ -394,94 +393,16 @@ class KafkaTraceConsumer:
                     self.tracker.mark_committed(offsets)
                 except KafkaError as exc:
                     log.warning("commit on revoke failed: %s", exc)
-        with self._lock:
-            for unit in self._active.values():
-                unit.cancelled = unit.cancelled or unit.tp in revoked
         self.tracker.revoke(revoked)
         if self._gate is not None:
             self._gate.forget(revoked)
         self.lag.forget(revoked)
 
-    # -- workers ----------------------------------------------------------------------------
-
-    def _start_workers(self) -> None:
-        for i in range(self.options.workers):
-            worker = threading.Thread(target=self._work, name=f"groundwatch-eval-{i}", daemon=True)
-            worker.start()
-            self._workers.append(worker)
-
-    def _active_units(self) -> list[_Unit]:
-        with self._lock:
-            return list(self._active.values())
-
-    def _work(self) -> None:
-        ident = threading.get_ident()
-        while not self._abort.is_set():
-            unit = self.queue.take(timeout=0.1)
-            if unit is None:
-                continue
-            with self._lock:
-                self._active[ident] = unit
-            try:
-                self._process(unit)
-            except _AbandonedError:
-                pass
-            except BaseException as exc:
-                log.exception("evaluator worker failed; stopping the consumer")
-                self._fatal = exc
-                self._stop.set()
-                self._abort.set()
-            finally:
-                with self._lock:
-                    self._active.pop(ident, None)
-                self.queue.task_done(len(unit.offsets))
-
-    def _process(self, unit: _Unit) -> None:
-        if unit.cancelled:
-            return
-        proc = self.processor
-        with self.spans.batch("groundwatch.sample", unit.parents, traces=len(unit.traces)):
-            sampled = self._retry(unit, "observe", lambda: proc.observe(unit.traces, SOURCE))
-        parent_of = dict(zip((t.trace_id for t in unit.traces), unit.parents, strict=True))
-        for chunk in _chunks(sampled, self.options.eval_batch):
-            parents = [parent_of.get(t.trace_id) for t in chunk]
-            with self.spans.batch("groundwatch.judge", parents, traces=len(chunk)):
-                records = proc.evaluate(chunk)
-            with self.spans.batch("groundwatch.record", parents, traces=len(chunk)):
-                self._retry(unit, "record", lambda c=chunk, r=records: proc.record(c, r))  # type: ignore[misc]
-        if not unit.cancelled:
-            self.tracker.done(unit.tp, unit.offsets)
-
-    def _retry(self, unit: _Unit, stage: str, fn: Callable[[], _T]) -> _T:
-        delay = self.options.backoff_initial_s
-        while True:
-            try:
-                result = fn()
-            except Exception as exc:
-                if not getattr(exc, "retriable", False):
-                    raise
-                self._set_failing(stage, exc)
-                self._retries.labels(stage=stage).inc()
-                if self._abort.wait(delay) or unit.cancelled:
-                    raise _AbandonedError from exc
-                delay = min(delay * 2, self.options.backoff_max_s)
-                continue
-            self._clear_failing(stage)
-            return result
+    def _on_fatal(self, exc: BaseException) -> None:
+        self._fatal = exc
+        self._stop.set()
 
     # -- helpers ----------------------------------------------------------------------------
-
-    def _set_failing(self, stage: str, exc: BaseException) -> None:
-        with self._lock:
-            first = stage not in self._failing
-            self._failing[stage] = f"{type(exc).__name__}: {exc}"[:300]
-        if first:
-            log.warning("%s failing, backing off and retrying: %s", stage, exc)
-
-    def _clear_failing(self, stage: str) -> None:
-        with self._lock:
-            if self._failing.pop(stage, None) is not None:
-                log.info("%s recovered", stage)
 
     def _install_signals(self) -> Callable[[], None]:
         if (
@@ -500,11 +421,6 @@ class KafkaTraceConsumer:
         return restore
 
 
-def _chunks(items: Sequence[_T], size: int) -> Iterator[Sequence[_T]]:
-    for i in range(0, len(items), max(1, size)):
-        yield items[i : i + size]
-
-
 def build_kafka_consumer(
     settings: Settings,
     processor: TraceProcessor,
@@ -512,10 +428,19 @@ def build_kafka_consumer(
     tracer_provider: TracerProvider | None = None,
     *,
     options: ConsumerOptions | None = None,
+    producer_contexts: TraceparentNotes | None = None,
 ) -> KafkaTraceConsumer:
-    """The consumer ``groundwatch serve`` runs when ``kafka.bootstrap_servers`` is set."""
+    """The consumer ``groundwatch serve`` runs when ``kafka.bootstrap_servers`` is set.
+
+    Pass ``tracer_provider`` only when spans are exported: each message then gets a
+    ``groundwatch.decode`` span, which costs CPU at high rates even if nothing records it."""
     if not settings.kafka.bootstrap_servers:
         raise ValueError("kafka.bootstrap_servers is not set")
     return KafkaTraceConsumer(
-        settings, processor, registry, tracer_provider=tracer_provider, options=options
+        settings,
+        processor,
+        registry,
+        tracer_provider=tracer_provider,
+        options=options,
+        producer_contexts=producer_contexts,
     )

@@ -199,7 +199,10 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     )
     def ingest(
         traces: Annotated[
-            list[Any], Body(description="A batch of traces (trace contract v1); each item is validated on its own.")
+            list[Any],
+            Body(
+                description="A batch of traces (trace contract v1); each item is validated on its own."
+            ),
         ],
     ) -> JSONResponse:
         """Accept a batch of traces into the in-process pipeline (sampled, then scored)."""

@@ -43,17 +43,35 @@ def serve(settings: Settings, host: str | None = None, port: int | None = None) 
 
 
 def baseline(settings: Settings, action: str) -> int:
+    """``groundwatch baseline pin|show|clear`` against the configured (shared) window store.
+    With in-memory state a baseline lives only as long as the process: use Redis."""
+    import json
+
     from groundwatch import baseline as baseline_mod
     from groundwatch.runtime import _build_stores
+    from groundwatch.stores import StoreUnavailableError
 
     windows, _, _ = _build_stores(settings)
-    if action == "pin":
-        info = baseline_mod.pin_baseline(windows, settings)
-    elif action == "clear":
-        info = baseline_mod.clear_baseline(windows, settings)
-    else:
-        info = baseline_mod.show_baseline(windows, settings)
-    print(info)
+    try:
+        if action == "pin":
+            try:
+                pinned = baseline_mod.pin_baseline(windows, settings)
+            except baseline_mod.BaselineError as exc:
+                print(f"groundwatch baseline: {exc}", file=sys.stderr)
+                return 1
+            print(json.dumps(baseline_mod.show_baseline(windows, settings), indent=2))
+            del pinned
+        elif action == "clear":
+            removed = baseline_mod.clear_baseline(windows, settings)
+            print("baseline cleared" if removed else "no baseline was pinned")
+        else:
+            shown = baseline_mod.show_baseline(windows, settings)
+            print(
+                json.dumps(shown, indent=2) if shown else "no baseline pinned (rolling reference)"
+            )
+    except StoreUnavailableError as exc:
+        print(f"groundwatch baseline: window store unavailable: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -25,11 +25,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, FastAPI, Request, Response
+from starlette.concurrency import run_in_threadpool
+
 from groundwatch.contract import RagTrace, TraceDecodeError, validate_trace
 from groundwatch.otlp import OtlpDecodeError, decode_otlp_request, media_kind
 from groundwatch.otlp_assembly import AssembledTrace, TraceAssembler
 from groundwatch.settings import Settings
-from starlette.concurrency import run_in_threadpool
 
 if TYPE_CHECKING:
     from groundwatch.runtime import Runtime
@@ -129,10 +130,18 @@ class OtlpReceiver:
         return len(items)
 
     # -- request path ----------------------------------------------------------------------
-    def receive(self, body: bytes, content_type: str) -> ReceiveOutcome:
+    def receive(
+        self, body: bytes, content_type: str, traceparent: str | None = None
+    ) -> ReceiveOutcome:
         """Decode one request and ingest what it completes. Raises OtlpDecodeError (400) or
-        OtlpBackpressureError (503)."""
-        spans = decode_otlp_request(body, content_type)
+        OtlpBackpressureError (503). With a ``PipelineTracer`` in ``runtime.extras
+        ["pipeline_tracer"]``, decoding is traced as a child of the request's ``traceparent``."""
+        tracer = self.runtime.extras.get("pipeline_tracer")
+        if tracer is None:
+            spans = decode_otlp_request(body, content_type)
+        else:
+            with tracer.stage("decode", traceparent=traceparent, attributes={"source": "otlp"}):
+                spans = decode_otlp_request(body, content_type)
         result = self.assembler.add(spans)
         rejected = result.rejected_spans
         messages = [f"{n} spans: {reason}" for reason, n in sorted(result.reasons.items())]
@@ -158,6 +167,8 @@ class OtlpReceiver:
             valid.append(item)
         if not valid:
             return refused
+        # Noted before the hand-over: a fast worker may emit the evaluation event right away.
+        self._note_producers(valid)
         try:
             self.ingest_fn(self.runtime, [item.trace for item in valid], "otlp")
         except Exception as exc:
@@ -165,7 +176,6 @@ class OtlpReceiver:
                 self.assembler.requeue(valid)
                 raise OtlpBackpressureError(str(exc) or type(exc).__name__) from exc
             raise
-        self._note_producers(valid)
         return refused
 
     def _note_producers(self, items: list[AssembledTrace]) -> None:
@@ -282,7 +292,9 @@ def otlp_router(runtime: Runtime, settings: Settings, ingest_fn: IngestFn) -> AP
         raw = await request.body()
         try:
             body = _decompress(raw, request.headers.get("content-encoding", ""), limit)
-            outcome = await run_in_threadpool(receiver_.receive, body, content_type)
+            outcome = await run_in_threadpool(
+                receiver_.receive, body, content_type, request.headers.get("traceparent")
+            )
         except _TooLargeError:
             message = f"decompressed body over {limit} bytes"
             return Response(

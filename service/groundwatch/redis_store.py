@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
@@ -47,6 +47,7 @@ from groundwatch.windows import (
     BucketKey,
     BucketWindows,
     Increments,
+    RawBucket,
     evaluation_increments,
     ingest_increments,
 )
@@ -193,19 +194,15 @@ class RedisWindowStore(BucketWindows):
             results = cast(list[int], self._update(keys=[], args=[payload, SEP]))
         return [bool(r) for r in results]
 
-    def _fetch(self, keys: Sequence[BucketKey]) -> dict[BucketKey, Mapping[str, float]]:
-        if not keys:
-            return {}
+    def _fetch(self, keys: Sequence[BucketKey]) -> dict[BucketKey, RawBucket]:
         with _unavailable("window read"):
             pipe = self.client.pipeline(transaction=False)
             for key in keys:
                 pipe.hgetall(self._bucket(key))
             raw = pipe.execute()
-        out: dict[BucketKey, Mapping[str, float]] = {}
-        for key, data in zip(keys, raw, strict=True):
-            if data:
-                out[key] = {k.decode(): float(v) for k, v in cast(dict[bytes, bytes], data).items()}
-        return out
+        return {
+            key: cast(dict[bytes, bytes], data) for key, data in zip(keys, raw, strict=True) if data
+        }
 
     def admit_slice_value(self, key: str, value: str, top_n: int) -> bool:
         """Cluster-wide: the first ``top_n`` distinct values of a slice key are admitted as

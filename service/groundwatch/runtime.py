@@ -134,6 +134,23 @@ class Runtime:
             from groundwatch_consumers.results import KafkaResultSink
 
             sink_list.append(KafkaResultSink.from_settings(settings.kafka))
+        from groundwatch.telemetry import (
+            EvaluationEventEmitter,
+            PipelineTracer,
+            ProducerContexts,
+            build_tracer_provider,
+        )
+
+        extras: dict[str, Any] = {}
+        provider = build_tracer_provider(settings.otel, registry=registry)
+        extras["tracer_provider"] = provider
+        extras["pipeline_tracer"] = PipelineTracer(provider)
+        producers = ProducerContexts(max_items=settings.otel.max_pending_traces)
+        extras["producer_contexts"] = producers
+        if settings.otel.endpoint:
+            sink_list.append(
+                EvaluationEventEmitter(provider, producers=producers, registry=registry)
+            )
         processor = TraceProcessor(
             evaluator=evaluator,
             sampler=Sampler(settings.sampling),
@@ -159,12 +176,15 @@ class Runtime:
             processor=processor,
             queue=queue,
             sinks=sink_list,
+            extras=extras,
         )
         runtime._register_collectors()
         if kafka_on:
             from groundwatch_consumers.kafka_source import build_kafka_consumer
 
-            runtime.consumer = build_kafka_consumer(settings, processor, registry)
+            runtime.consumer = build_kafka_consumer(
+                settings, processor, registry, tracer_provider=provider
+            )
         return runtime
 
     def _register_collectors(self) -> None:
@@ -202,12 +222,18 @@ class Runtime:
             self.consumer.stop()
             if self._consumer_thread is not None:
                 self._consumer_thread.join(timeout=30)
+        receiver = self.extras.get("otlp_receiver")
+        if receiver is not None:
+            receiver.stop()  # hands traces still being assembled to the queue
         self.queue.stop(drain=True)
         for sink in self.sinks:
             try:
                 sink.close()
             except Exception:  # closing is best effort at shutdown
                 log.exception("closing sink failed")
+        provider = self.extras.get("tracer_provider")
+        if provider is not None:
+            provider.shutdown()
         self.judge.close()
 
     def readiness(self) -> dict[str, bool]:

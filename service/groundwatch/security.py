@@ -29,6 +29,7 @@ import hmac
 import ipaddress
 
 from fastapi import HTTPException, Request
+
 from groundwatch.ratelimit import TokenBucketLimiter
 from groundwatch.settings import ApiSettings, Settings
 
@@ -171,6 +172,12 @@ def startup_warnings(settings: Settings) -> list[str]:
         out.append("/metrics is open (no GROUNDWATCH_API__METRICS_TOKEN); it holds no trace text")
     if api.rate_limit_per_s <= 0:
         out.append("API rate limit is off (GROUNDWATCH_API__RATE_LIMIT_PER_S=0)")
+    key = settings.redaction.hash_key
+    if settings.redaction.mode == "hash" and key and len(key.get_secret_value()) < _MIN_TOKEN_CHARS:
+        out.append(
+            f"redaction hash key shorter than {_MIN_TOKEN_CHARS} characters: short keys make "
+            "hashed values guessable"
+        )
     if settings.redaction.mode == "off":
         out.append(
             "PII redaction is off: findings and published records keep claim and evidence text "

@@ -138,8 +138,16 @@ class EmbeddingSettings(BaseModel):
     cache_size: int = Field(
         default=50_000, description="Embeddings cached by content hash (entries)."
     )
-    batch_size: int = Field(default=64, description="Sentences per model call.")
+    batch_size: int = Field(default=64, description="Most texts per model call.")
+    token_budget: int = Field(
+        default=4096,
+        description="Most padded tokens (texts x longest) per model call; at least 256.",
+    )
     threads: int = Field(default=0, description="Intra-op threads; 0 = number of cores.")
+    spin_wait: bool = Field(
+        default=False,
+        description="Let onnxruntime threads busy-wait between ops (only on dedicated cores).",
+    )
     verify_sha256: bool = Field(default=True, description="Check the weights' sha256 at start-up.")
 
 
@@ -249,6 +257,11 @@ class WindowSettings(BaseModel):
         default=300,
         description="Readers cache buckets closed over 10 min ago this long (0 = off).",
     )
+    report_refresh_s: float = Field(
+        default=10.0,
+        description="Scrapes serve a window report at most this old, refreshed in the "
+        "background (0 = compute during every scrape).",
+    )
     memory_dedup_max: int = Field(
         default=1_000_000, description="Trace ids remembered by the in-memory window store."
     )
@@ -265,13 +278,23 @@ class RedactionSettings(BaseModel):
     hash_key: SecretStr | None = Field(
         default=None, description="Key of the keyed hash (mode=hash)."
     )
-    kinds: list[str] = Field(
+    kinds: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: ["email", "phone", "card", "iban", "ip"],
-        description="Built-in detectors enabled.",
+        description="Built-in detectors enabled (JSON list or comma-separated).",
     )
     patterns: dict[str, str] = Field(
         default_factory=dict, description='Operator patterns, JSON {"name": "regex"}.'
     )
+
+    @field_validator("kinds", mode="before")
+    @classmethod
+    def _kind_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [k.strip() for k in text.split(",") if k.strip()]
+        return value
 
 
 class OtelSettings(BaseModel):

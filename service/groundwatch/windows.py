@@ -348,6 +348,7 @@ def _bucket_ts(ts: float, now: float) -> float:
 
 
 Parsed = dict[SliceId, "npt.NDArray[np.float64]"]
+RawBucket = Mapping[str, float] | Mapping[bytes, bytes]
 
 
 class BucketWindows:
@@ -366,7 +367,8 @@ class BucketWindows:
     def now(self) -> float:
         return self.clock()
 
-    def _fetch(self, keys: Sequence[BucketKey]) -> dict[BucketKey, Mapping[str, float]]:
+    def _fetch(self, keys: Sequence[BucketKey]) -> dict[BucketKey, RawBucket]:
+        """The stored fields of each existing bucket (names as str or bytes)."""
         raise NotImplementedError
 
     def _init_reader(self) -> None:
@@ -376,6 +378,7 @@ class BucketWindows:
         self._layout = FieldLayout(s.histogram_bins)
         self._cache = {}
         self._cache_lock = threading.Lock()
+        self._names: dict[str | bytes, tuple[SliceId, int]] = {}
         self._rng = random.Random()
 
     def summaries(self, start: float, end: float) -> dict[SliceId, WindowSummary]:
@@ -410,32 +413,44 @@ class BucketWindows:
                     out[key] = hit[1]
                 else:
                     missing.append(key)
-        fetched = self._fetch(missing)
+        fetched = self._fetch(missing) if missing else {}
         with self._cache_lock:
             wanted = set(keys)
             for key in [k for k in self._cache if k not in wanted]:
                 del self._cache[key]  # bounded by what the current windows need
             for key in missing:
-                parsed = self._parse(fetched.get(key, {}))
+                raw = fetched.get(key)
+                parsed = self._parse(raw) if raw else {}
                 out[key] = parsed
                 width = s.bucket_s if key[0] == "f" else s.rollup_s
                 if ttl > 0 and key[1] + width <= settled:
                     self._cache[key] = (now + ttl * (1.0 + self._rng.random()), parsed)
         return out
 
-    def _parse(self, flat: Mapping[str, float]) -> Parsed:
-        index, width = self._layout.index, self._layout.width
+    def _parse(self, flat: RawBucket) -> Parsed:
+        names, width = self._names, self._layout.width
+        if len(names) > 200_000:  # bounded: slice values are bounded, field names are fixed
+            names.clear()
         out: Parsed = {}
         for name, value in flat.items():
-            sk, sv, field_name = name.split(SEP, 2)
-            at = index.get(field_name)
-            if at is None:
+            hit = names.get(name)
+            if hit is None:
+                hit = names[name] = self._resolve(name)
+            group, at = hit
+            if at < 0:
                 continue  # a field from another version or bin count
-            vec = out.get((sk, sv))
+            vec = out.get(group)
             if vec is None:
-                vec = out[(sk, sv)] = np.zeros(width)
-            vec[at] += value
+                vec = out[group] = np.zeros(width)
+            vec[at] += float(value)
         return out
+
+    def _resolve(self, name: str | bytes) -> tuple[SliceId, int]:
+        text = name.decode() if isinstance(name, bytes) else name
+        parts = text.split(SEP, 2)
+        if len(parts) != 3:
+            return ALL, -1
+        return (parts[0], parts[1]), self._layout.index.get(parts[2], -1)
 
     def _targets(self, ts: float, now: float) -> list[tuple[BucketKey, float]]:
         """(bucket, expires_at) for a write at ts; expired resolutions are skipped."""
@@ -524,7 +539,7 @@ class MemoryWindowStore(BucketWindows):
                 break
             del self._seen[trace_key]
 
-    def _fetch(self, keys: Sequence[BucketKey]) -> dict[BucketKey, Mapping[str, float]]:
+    def _fetch(self, keys: Sequence[BucketKey]) -> dict[BucketKey, RawBucket]:
         now = self.now()
         with self._lock:
             return {

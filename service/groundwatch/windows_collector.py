@@ -16,11 +16,15 @@ series is absent, not 0): alerts then see "no data" rather than a noisy value.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+
+from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 from groundwatch.drift import SliceDrift, compare
 from groundwatch.settings import Settings
@@ -36,8 +40,6 @@ from groundwatch.windows import (
     WindowSummary,
     as_reader,
 )
-from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily, Metric
-from prometheus_client.registry import Collector
 
 __all__ = ["WindowReport", "WindowsCollector", "build_report", "report_to_json"]
 
@@ -47,6 +49,7 @@ MEAN_METRICS = (*SCORE_METRICS, "retrieval_top_score")
 TRACE_KINDS = ("received", "sampled", "evaluated", "scored", "unscored")
 CLAIM_VERDICTS = {"contradicted": "contradicted", "not_found": "not_found"}
 _SLICE = ["slice_key", "slice_value"]
+_FIRST_REPORT_WAIT_S = 5.0
 
 
 @dataclass
@@ -162,6 +165,53 @@ class WindowsCollector(Collector):
     def __init__(self, store: WindowStore | WindowReader, settings: Settings):
         self.reader = as_reader(store)
         self.settings = settings
+        self._lock = threading.Lock()
+        self._report: WindowReport | None = None
+        self._report_at = 0.0  # time.monotonic() when the served report was computed
+        self._duration = 0.0
+        self._error: str | None = None
+        self._refresh: threading.Thread | None = None
+
+    def _compute(self) -> None:
+        start = time.perf_counter()
+        report: WindowReport | None = None
+        error: str | None = None
+        try:
+            report = build_report(self.reader, self.settings)
+        except StoreUnavailableError as exc:
+            # A scrape must not fail because Redis is down: report it as a series instead.
+            log.warning("window store unavailable: %s", exc)
+            error = str(exc)
+        except Exception as exc:  # never raise into a scrape; logged, visible as store_up 0
+            log.exception("window report failed")
+            error = type(exc).__name__
+        with self._lock:
+            self._report, self._error = report, error
+            self._report_at = time.monotonic()
+            self._duration = time.perf_counter() - start
+            self._refresh = None
+
+    def _current(self) -> tuple[WindowReport | None, str | None, float]:
+        """The report to serve. With ``report_refresh_s > 0`` scrapes never wait for the store
+        (except for the very first report): a stale report triggers a background refresh and
+        is served meanwhile, so scrape time and store load do not grow with the window data."""
+        refresh_s = self.settings.windows.report_refresh_s
+        if refresh_s <= 0:
+            self._compute()
+        else:
+            with self._lock:
+                stale = self._report is None or time.monotonic() - self._report_at >= refresh_s
+                if stale and self._refresh is None:
+                    self._refresh = threading.Thread(
+                        target=self._compute, name="gw-window-report", daemon=True
+                    )
+                    self._refresh.start()
+                first = self._report is None and self._error is None
+                waiter = self._refresh if first else None
+            if waiter is not None:
+                waiter.join(_FIRST_REPORT_WAIT_S)
+        with self._lock:
+            return self._report, self._error, time.monotonic() - self._report_at
 
     def describe(self) -> list[Metric]:
         # Declared without samples so registering never touches the store.
@@ -222,32 +272,34 @@ class WindowsCollector(Collector):
             ),
             GaugeMetricFamily(
                 "groundwatch_window_store_up",
-                "1 when the last scrape could read the window store, else 0.",
+                "1 when the last window report could read the window store, else 0.",
             ),
             GaugeMetricFamily(
                 "groundwatch_window_collect_duration_seconds",
-                "Time spent reading windows and computing drift during the scrape.",
+                "Time the last window report took to read the store and compute drift.",
+            ),
+            GaugeMetricFamily(
+                "groundwatch_window_report_age_seconds",
+                "Age of the window report served (refreshed every windows.report_refresh_s).",
             ),
         ]
         return {f.name: f for f in fams}
 
     def collect(self) -> Iterator[Metric]:
-        start = time.perf_counter()
         fams = self._families()
-        try:
-            report = build_report(self.reader, self.settings)
-        except StoreUnavailableError as exc:
-            # A scrape must not fail because Redis is down: report it as a series instead.
-            log.warning("window store unavailable during scrape: %s", exc)
-            up = fams["groundwatch_window_store_up"]
-            assert isinstance(up, GaugeMetricFamily)
-            up.add_metric([], 0.0)
-            yield up
-            return
-        self._fill(fams, report)
-        duration = fams["groundwatch_window_collect_duration_seconds"]
-        assert isinstance(duration, GaugeMetricFamily)
-        duration.add_metric([], time.perf_counter() - start)
+        report, error, age = self._current()
+
+        def gauge(name: str) -> GaugeMetricFamily:
+            fam = fams[name]
+            assert isinstance(fam, GaugeMetricFamily)
+            return fam
+
+        if report is not None and error is None:
+            self._fill(fams, report)
+            gauge("groundwatch_window_report_age_seconds").add_metric([], age)
+        if report is not None or error is not None:
+            gauge("groundwatch_window_store_up").add_metric([], 0.0 if error else 1.0)
+            gauge("groundwatch_window_collect_duration_seconds").add_metric([], self._duration)
         yield from fams.values()
 
     def _fill(self, fams: dict[str, Metric], r: WindowReport) -> None:
@@ -305,4 +357,3 @@ class WindowsCollector(Collector):
                 ],
                 {},
             )
-        gauge("groundwatch_window_store_up").add_metric([], 1.0)

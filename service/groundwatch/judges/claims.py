@@ -36,251 +36,45 @@ __all__ = [
     "terse_claim_parts",
 ]
 
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "then",
-        "else",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "from",
-        "into",
-        "onto",
-        "about",
-        "as",
-        "than",
-        "that",
-        "this",
-        "these",
-        "those",
-        "there",
-        "here",
-        "it",
-        "its",
-        "it's",
-        "they",
-        "them",
-        "their",
-        "he",
-        "him",
-        "his",
-        "she",
-        "her",
-        "we",
-        "us",
-        "our",
-        "you",
-        "your",
-        "i",
-        "me",
-        "my",
-        "mine",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "do",
-        "does",
-        "did",
-        "done",
-        "doing",
-        "has",
-        "have",
-        "had",
-        "having",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "can",
-        "could",
-        "may",
-        "might",
-        "must",
-        "not",
-        "no",
-        "nor",
-        "so",
-        "such",
-        "too",
-        "very",
-        "also",
-        "just",
-        "only",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "what",
-        "when",
-        "where",
-        "why",
-        "how",
-        "all",
-        "any",
-        "both",
-        "each",
-        "few",
-        "more",
-        "most",
-        "other",
-        "some",
-        "own",
-        "same",
-        "s",
-        "t",
-        "don",
-        "doesn",
-        "didn",
-        "isn",
-        "aren",
-        "wasn",
-        "weren",
-        "won't",
-        "can't",
-        "cannot",
-        "up",
-        "down",
-        "out",
-        "over",
-        "under",
-        "again",
-        "further",
-        "once",
-        "both",
-        "either",
-        "neither",
-        "yes",
-        "per",
-        "via",
-        "upon",
-        "within",
-        "without",
-        "while",
-        "during",
-        "before",
-        "after",
-        "above",
-        "below",
-        "between",
-        "through",
-        "because",
-        "until",
-        "against",
-        "among",
-        "whether",
-        "one",
-        "ones",
-        "many",
-        "much",
-    ]
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+STOPWORDS = _words(
+    """
+    a an the and or but if then else of to in on at by for with from into onto about as than
+    that this these those there here it its it's they them their he him his she her we us our
+    you your i me my mine is are was were be been being am do does did done doing has have had
+    having will would shall should can could may might must not no nor so such too very also
+    just only which who whom whose what when where why how all any both each few more most other
+    some own same s t don doesn didn isn aren wasn weren won't can't cannot up down out over
+    under again further once both either neither yes per via upon within without while during
+    before after above below between through because until against among whether one ones many
+    much
+    """
 )
 
 # Hedges on a quantity ("roughly 1,770 miles") carry no fact of their own.
-STOPWORDS = STOPWORDS | frozenset(
-    ["roughly", "approximately", "around", "nearly", "almost", "approx", "exactly", "just",
-     "currently", "usually", "usual", "typically", "typical", "generally", "actually", "really",
-     "overall"]
-)  # fmt: skip
+STOPWORDS = STOPWORDS | _words(
+    """
+    roughly approximately around nearly almost approx exactly just currently usually usual
+    typically typical generally actually really overall
+    """
+)
 
 # Words kept even though they look like stopwords: they carry meaning the slot checks need.
 _MEANINGFUL = frozenset(
     {"not", "no", "never", "more", "less", "before", "after", "above", "below", "most"}
 )
 
-_ABBREVIATIONS = frozenset(
-    [
-        "mr",
-        "mrs",
-        "ms",
-        "dr",
-        "prof",
-        "sr",
-        "jr",
-        "st",
-        "mt",
-        "ft",
-        "vs",
-        "etc",
-        "e.g",
-        "i.e",
-        "eg",
-        "ie",
-        "inc",
-        "ltd",
-        "co",
-        "corp",
-        "no",
-        "nos",
-        "fig",
-        "figs",
-        "approx",
-        "dept",
-        "est",
-        "jan",
-        "feb",
-        "mar",
-        "apr",
-        "jun",
-        "jul",
-        "aug",
-        "sep",
-        "sept",
-        "oct",
-        "nov",
-        "dec",
-        "mon",
-        "tue",
-        "wed",
-        "thu",
-        "fri",
-        "sat",
-        "sun",
-        "gen",
-        "col",
-        "lt",
-        "sgt",
-        "capt",
-        "gov",
-        "sen",
-        "rep",
-        "rev",
-        "hon",
-        "pres",
-        "u.s",
-        "u.k",
-        "u.n",
-        "e.u",
-        "a.m",
-        "p.m",
-        "cf",
-        "al",
-        "ca",
-        "op",
-        "vol",
-        "ed",
-        "eds",
-        "min",
-        "max",
-        "avg",
-        "gov't",
-    ]
+_ABBREVIATIONS = _words(
+    """
+    mr mrs ms dr prof sr jr st mt ft vs etc e.g i.e eg ie inc ltd co corp no nos fig figs approx
+    dept est jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun gen
+    col lt sgt capt gov sen rep rev hon pres u.s u.k u.n e.u a.m p.m cf al ca op vol ed eds min
+    max avg gov't
+    """
 )
 
 _CITATION = re.compile(
@@ -304,52 +98,22 @@ _PERIODS = {
 }
 
 
+# Irregular verb forms, so that "begun" covers "began".
 _IRREGULAR = {
     form: base
-    for base, forms in {
-        "begin": "began begun",
-        "write": "wrote written",
-        "build": "built",
-        "hold": "held",
-        "lead": "led",
-        "win": "won",
-        "sell": "sold",
-        "pay": "paid",
-        "make": "made",
-        "take": "took taken",
-        "give": "gave given",
-        "grow": "grew grown",
-        "rise": "rose risen",
-        "fall": "fell fallen",
-        "choose": "chose chosen",
-        "speak": "spoke spoken",
-        "buy": "bought",
-        "bring": "brought",
-        "become": "became",
-        "run": "ran",
-        "come": "came",
-        "go": "went gone",
-        "see": "saw seen",
-        "know": "knew known",
-        "draw": "drew drawn",
-        "fly": "flew flown",
-        "send": "sent",
-        "spend": "spent",
-        "keep": "kept",
-        "meet": "met",
-        "tell": "told",
-        "say": "said",
-        "stand": "stood",
-        "lose": "lost",
-        "teach": "taught",
-        "fight": "fought",
-        "drive": "drove driven",
-        "break": "broke broken",
-        "eat": "ate eaten",
-        "sing": "sang sung",
-        "shoot": "shot",
-    }.items()
-    for form in forms.split()
+    for pair in _words(
+        """
+    begin:began,begun write:wrote,written build:built hold:held lead:led win:won sell:sold
+    pay:paid make:made take:took,taken give:gave,given grow:grew,grown rise:rose,risen
+    fall:fell,fallen choose:chose,chosen speak:spoke,spoken buy:bought bring:brought
+    become:became run:ran come:came go:went,gone see:saw,seen know:knew,known draw:drew,drawn
+    fly:flew,flown send:sent spend:spent keep:kept meet:met tell:told say:said stand:stood
+    lose:lost teach:taught fight:fought drive:drove,driven break:broke,broken eat:ate,eaten
+    sing:sang,sung shoot:shot
+    """
+    )
+    for base, forms in [pair.split(":")]
+    for form in forms.split(",")
 }
 
 
@@ -505,237 +269,31 @@ _BARE_AUX = re.compile(
     re.I,
 )
 
-_AUX = frozenset(
-    [
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "am",
-        "isn't",
-        "aren't",
-        "wasn't",
-        "weren't",
-        "has",
-        "have",
-        "had",
-        "hasn't",
-        "haven't",
-        "hadn't",
-        "does",
-        "do",
-        "did",
-        "doesn't",
-        "don't",
-        "didn't",
-        "will",
-        "would",
-        "can",
-        "could",
-        "may",
-        "might",
-        "must",
-        "shall",
-        "should",
-        "won't",
-        "can't",
-        "cannot",
-        "couldn't",
-        "wouldn't",
-        "shouldn't",
-    ]
+_AUX = _words(
+    """
+    is are was were be been am isn't aren't wasn't weren't has have had hasn't haven't hadn't
+    does do did doesn't don't didn't will would can could may might must shall should won't
+    can't cannot couldn't wouldn't shouldn't
+    """
 )
-_VERBS = frozenset(
-    [
-        "costs",
-        "cost",
-        "includes",
-        "include",
-        "included",
-        "applies",
-        "apply",
-        "applied",
-        "requires",
-        "require",
-        "required",
-        "covers",
-        "cover",
-        "covered",
-        "offers",
-        "offer",
-        "offered",
-        "lasts",
-        "last",
-        "takes",
-        "take",
-        "took",
-        "runs",
-        "run",
-        "ran",
-        "supports",
-        "support",
-        "supported",
-        "allows",
-        "allow",
-        "allowed",
-        "contains",
-        "contain",
-        "contained",
-        "became",
-        "become",
-        "becomes",
-        "won",
-        "wins",
-        "founded",
-        "founds",
-        "born",
-        "died",
-        "lives",
-        "lived",
-        "lies",
-        "lay",
-        "located",
-        "sits",
-        "starts",
-        "started",
-        "start",
-        "ends",
-        "ended",
-        "begins",
-        "began",
-        "begin",
-        "grows",
-        "grew",
-        "makes",
-        "made",
-        "make",
-        "gets",
-        "got",
-        "get",
-        "uses",
-        "used",
-        "use",
-        "needs",
-        "need",
-        "needed",
-        "provides",
-        "provided",
-        "provide",
-        "means",
-        "meant",
-        "mean",
-        "remains",
-        "remained",
-        "stays",
-        "stayed",
-        "belongs",
-        "belonged",
-        "plays",
-        "played",
-        "play",
-        "served",
-        "serves",
-        "serve",
-        "released",
-        "releases",
-        "wrote",
-        "writes",
-        "written",
-        "published",
-        "publishes",
-        "opened",
-        "opens",
-        "closed",
-        "closes",
-        "expires",
-        "expired",
-        "expire",
-        "renews",
-        "renewed",
-        "renew",
-        "charges",
-        "charged",
-        "charge",
-        "pays",
-        "paid",
-        "pay",
-        "returns",
-        "returned",
-        "return",
-        "gives",
-        "gave",
-        "give",
-        "shows",
-        "showed",
-        "causes",
-        "caused",
-        "cause",
-        "treats",
-        "treated",
-        "reduces",
-        "reduced",
-        "increases",
-        "increased",
-        "decreases",
-        "decreased",
-        "leads",
-        "led",
-        "flows",
-        "flowed",
-        "borders",
-        "bordered",
-        "consists",
-        "consisted",
-        "comprises",
-        "comprised",
-        "operates",
-        "operated",
-        "features",
-        "featured",
-        "stars",
-        "starred",
-        "directed",
-        "directs",
-        "produced",
-        "produces",
-        "owns",
-        "owned",
-        "created",
-        "creates",
-        "developed",
-        "develops",
-        "introduced",
-        "introduces",
-        "replaced",
-        "replaces",
-        "signed",
-        "signs",
-        "joined",
-        "joins",
-        "moved",
-        "moves",
-        "covers",
-        "held",
-        "holds",
-        "hosts",
-        "hosted",
-        "ships",
-        "shipped",
-        "sells",
-        "sold",
-        "ranks",
-        "ranked",
-        "measures",
-        "measured",
-        "weighs",
-        "weighed",
-        "reaches",
-        "reached",
-        "spans",
-        "spanned",
-    ]
+_VERBS = _words(
+    """
+    costs cost includes include included applies apply applied requires require required covers
+    cover covered offers offer offered lasts last takes take took runs run ran supports support
+    supported allows allow allowed contains contain contained became become becomes won wins
+    founded founds born died lives lived lies lay located sits starts started start ends ended
+    begins began begin grows grew makes made make gets got get uses used use needs need needed
+    provides provided provide means meant mean remains remained stays stayed belongs belonged
+    plays played play served serves serve released releases wrote writes written published
+    publishes opened opens closed closes expires expired expire renews renewed renew charges
+    charged charge pays paid pay returns returned return gives gave give shows showed causes
+    caused cause treats treated reduces reduced increases increased decreases decreased leads
+    led flows flowed borders bordered consists consisted comprises comprised operates operated
+    features featured stars starred directed directs produced produces owns owned created
+    creates developed develops introduced introduces replaced replaces signed signs joined joins
+    moved moves covers held holds hosts hosted ships shipped sells sold ranks ranked measures
+    measured weighs weighed reaches reached spans spanned
+    """
 )
 _PRONOUNS = {
     "it": "",
@@ -753,25 +311,10 @@ _CONJ = re.compile(
     r"\s*(?:;|,\s*(?:and|but|while|whereas|yet|so)\s|\s(?:and|but|whereas)\s)\s*", re.I
 )
 _WH = frozenset(["what", "which", "who", "whom", "whose", "when", "where", "why", "how"])
-_PREPS = frozenset(
-    [
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "from",
-        "into",
-        "to",
-        "of",
-        "about",
-        "during",
-        "after",
-        "before",
-        "under",
-        "over",
-    ]
+_PREPS = _words(
+    """
+    in on at by for with from into to of about during after before under over
+    """
 )
 
 
@@ -780,29 +323,10 @@ def _is_verb(token: str) -> bool:
     return t in _AUX or t in _VERBS
 
 
-_VERB_FOLLOWERS = frozenset(
-    [
-        "at",
-        "in",
-        "into",
-        "on",
-        "onto",
-        "to",
-        "from",
-        "by",
-        "with",
-        "for",
-        "the",
-        "a",
-        "an",
-        "its",
-        "their",
-        "his",
-        "her",
-        "about",
-        "over",
-        "under",
-    ]
+_VERB_FOLLOWERS = _words(
+    """
+    at in into on onto to from by with for the a an its their his her about over under
+    """
 )
 
 

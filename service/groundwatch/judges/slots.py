@@ -367,10 +367,10 @@ def _parse_quantities(
         r"(?<![\w$€£])(1[0-9]{3}|20[0-9]{2})\s?(?:-|–|to)\s?(1[0-9]{3}|20[0-9]{2}|[0-9]{2})\b",
         masked,
     ):
-        a, b = int(m.group(1)), m.group(2)
-        bi = int(b) if len(b) == 4 else (a // 100) * 100 + int(b)
-        if a < bi <= a + 200:
-            years.update({a, bi})
+        y0, y1 = int(m.group(1)), m.group(2)
+        bi = int(y1) if len(y1) == 4 else (y0 // 100) * 100 + int(y1)
+        if y0 < bi <= y0 + 200:
+            years.update({y0, bi})
             masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
     for m in _YEAR.finditer(masked):
         tail = masked[m.end() : m.end() + 12].lower()
@@ -383,7 +383,7 @@ def _parse_quantities(
     out: list[Quantity] = []
     for m in _ORDINAL.finditer(masked):
         word = m.group(1).lower()
-        value = _ORDINALS.get(word) or int(re.sub(r"\D", "", word))
+        value = float(_ORDINALS.get(word) or int(re.sub(r"\D", "", word)))
         out.append(Quantity(value, value, "ord", m.group(0), (value, value)))
         masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
     for m in _QUANTITY.finditer(masked):

