@@ -119,9 +119,7 @@ class SentenceJudge:
             for c in t.contexts:
                 texts += split.split(c.text)
         self.embedder.embed(texts)
-        return [
-            TraceJudgement([], [0.5] * len(t.contexts), 0.4, None, False, 0) for t in traces
-        ]
+        return [TraceJudgement([], [0.5] * len(t.contexts), 0.4, None, False, 0) for t in traces]
 
 
 @dataclass
@@ -315,9 +313,7 @@ def export_fp32_onnx(export_dir: Path) -> Path:
     return path
 
 
-def _interleaved(
-    runs: dict[str, Callable[[], Any]], rounds: int
-) -> dict[str, tuple[float, float]]:
+def _interleaved(runs: dict[str, Callable[[], Any]], rounds: int) -> dict[str, tuple[float, float]]:
     """Median (wall, CPU) seconds per named run, rounds interleaved (noise hits all alike)."""
     walls: dict[str, list[float]] = {k: [] for k in runs}
     cpus: dict[str, list[float]] = {k: [] for k in runs}
@@ -330,9 +326,7 @@ def _interleaved(
     return {k: (statistics.median(walls[k]), statistics.median(cpus[k])) for k in runs}
 
 
-def _compare(
-    base: EmbeddingSettings, texts: list[str], rounds: int, export_dir: Path
-) -> None:
+def _compare(base: EmbeddingSettings, texts: list[str], rounds: int, export_dir: Path) -> None:
     print(f"\n== runtime comparison on the cold pass's {len(texts)} model texts ({rounds} rounds)")
     cores = cpu_count()
     t0 = time.perf_counter()
@@ -353,7 +347,9 @@ def _compare(
         with ThreadPoolExecutor(2) as pool:
             list(pool.map(one.embed, [texts[:half], texts[half:]]))
 
-    runs: dict[str, Callable[[], Any]] = {k: (lambda e=e: e.embed(texts)) for k, e in inners.items()}
+    runs: dict[str, Callable[[], Any]] = {
+        k: (lambda e=e: e.embed(texts)) for k, e in inners.items()
+    }
     runs["onnx-int8 t1 x2 callers"] = two_callers
     for bs in (16, 32, 128):
         probe = _make_inner("onnx", base.model_copy(update={"batch_size": bs}), cores)
@@ -474,16 +470,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     _report_pass(p_cold, _raw_model(inner, p_cold.calls))
     p_warm = _run_pass("warm", evaluator, warm, args.batch_traces, args.workers, cache, recorder)
     _report_pass(p_warm, _raw_model(inner, p_warm.calls))
-    print(f"\npeak RSS {_rss_mib():.0f} MiB (cache {len(cache)} entries)  "
-          f"loadavg {os.getloadavg()[0]:.1f}")
+    print(
+        f"\npeak RSS {_rss_mib():.0f} MiB (cache {len(cache)} entries)  "
+        f"loadavg {os.getloadavg()[0]:.1f}"
+    )
 
     if args.profile:
         again = make_workload(args.traces, args.seed, trace_seed=args.seed + 2000).traces
         print("\n== profile of a warm pass (new traces, same knowledge base)")
         _profile(
-            lambda: _run_pass(
-                "profile", evaluator, again, args.batch_traces, 1, cache, recorder
-            ),
+            lambda: _run_pass("profile", evaluator, again, args.batch_traces, 1, cache, recorder),
             25,
         )
     if args.compare:

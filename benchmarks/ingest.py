@@ -24,14 +24,14 @@ import threading
 import time
 from collections.abc import Sequence
 
+from kafka import KafkaProducer
+from prometheus_client import CollectorRegistry
+
 from groundwatch.findings import MemoryFindingStore
 from groundwatch.settings import KafkaSettings, SamplingSettings, Settings
 from groundwatch.stores import IngestObservation
 from groundwatch.windows import MemoryWindowStore
 from groundwatch_consumers.kafka_source import ConsumerOptions, KafkaTraceConsumer
-from kafka import KafkaProducer
-from prometheus_client import CollectorRegistry
-
 from tests.consumer_support import make_processor, make_trace
 from tests.infra import KafkaBroker
 

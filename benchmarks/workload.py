@@ -33,55 +33,354 @@ from groundwatch.contract import Citation, ContextPassage, RagTrace
 __all__ = ["Chunk", "Fact", "Workload", "make_knowledge_base", "make_workload"]
 
 # --------------------------------------------------------------------------- vocabulary
-_PREFIXES = (
-    "Acme Alder Apex Arbor Aster Aurora Basalt Beacon Birch Blue Boreal Brightwater Cascade "
-    "Cedar Cobalt Copper Crest Delta Ember Falcon Fjord Garnet Granite Harbor Helix Heron "
-    "Indigo Iron Juniper Kestrel Lumen Maple Meridian Nimbus Northwind Oak Onyx Orion Pine "
-    "Quartz Raven Redwood Sable Sierra Silver Solstice Summit Tidal Vantage Willow Zenith"
-).split()
-_SUFFIXES = (
-    "Analytics Biotech Capital Dynamics Energy Foods Freight Holdings Industries Labs "
-    "Logistics Materials Media Networks Pharma Robotics Systems Telecom Textiles Works"
-).split()
-_FIRST = (
-    "Ana Bruno Chen Dara Elif Farid Greta Hana Ivan Jonas Kemal Lena Mateo Nadia Omar Priya "
-    "Quinn Rosa Sven Tariq Uma Viktor Wen Yara Zofia Amara Bjorn Celine Dmitri Esther"
-).split()
-_LAST = (
-    "Almeida Becker Castillo Dubois Eriksen Fischer Gallo Haddad Ibsen Jansen Kowalski Lindqvist "
-    "Moreau Novak Okafor Petrov Quint Rossi Sato Takahashi Urban Varga Weber Xu Yilmaz Zhang"
-).split()
-_CITIES = (
-    "Lisbon Porto Lyon Rotterdam Gdansk Tallinn Bergen Turku Graz Brno Cluj Split Seville Bilbao "
-    "Leeds Cork Aarhus Malmo Basel Bologna Toulouse Leipzig Ghent Krakow Riga Vilnius Plovdiv "
-    "Valencia Utrecht Dresden"
-).split()
-_COUNTRIES = (
-    "Portugal France Norway Finland Austria Czechia Romania Croatia Spain Ireland Denmark "
-    "Sweden Switzerland Italy Germany Belgium Poland Latvia Lithuania Bulgaria Estonia Greece"
-).split()
-_REGIONS = ["Northern Europe", "the Iberian peninsula", "Central Europe", "the Baltics",
-            "the Balkans", "Scandinavia", "the Benelux countries", "the Alpine region"]
-_MONTHS = ("January February March April May June July August September October November "
-           "December").split()
-_RIVERS = "Vell Ardin Selva Morrow Tana Istra Lune Oder Kessel Varna Dune Alva".split()
-_TOWN_A = "Ash Bel Cor Dun Elm Fen Glen Hol Kil Lang Mar Nor Ost Pen Rav Sal Thorn Wick".split()
-_TOWN_B = "bury ford haven mouth stead ton wick dale field gate holm minster".split()
-_PRODUCT_LINES = "Router Camera Tablet Thermostat Scanner Speaker Drone Charger Headset Monitor".split()
-_FEATURES = ["WPA3 encryption", "mesh networking", "USB-C charging", "voice control",
-             "offline maps", "dual-band Wi-Fi", "night mode", "remote diagnostics"]
-_CONDITIONS = ["type 2 diabetes", "chronic migraine", "mild hypertension", "plaque psoriasis",
-               "seasonal asthma", "rheumatoid arthritis", "insomnia", "atrial fibrillation"]
-_SIDE_EFFECTS = ["nausea", "headache", "dizziness", "fatigue", "dry mouth", "insomnia",
-                 "mild rash", "muscle cramps"]
-_DRUG_A = "Vel Tor Mira Zan Quel Bri Oxa Lumi Dara Feno Cali Neva".split()
-_DRUG_B = "zomab xitine prazole tinib vastin lukast dronate mycin".split()
-_THINGS = ["emissions", "hospital admissions", "water use", "travel time", "energy demand",
-           "food waste", "school absences", "traffic accidents"]
-_FIELDS = ["coastal erosion", "urban heat", "soil carbon", "river pollution", "battery ageing",
-           "crop yields", "air quality", "bird migration"]
-_SOURCES = ["the annual report", "a regulatory filing", "the company's press office",
-            "local records", "the product manual", "the published trial results"]
+_PREFIXES = [
+    "Acme",
+    "Alder",
+    "Apex",
+    "Arbor",
+    "Aster",
+    "Aurora",
+    "Basalt",
+    "Beacon",
+    "Birch",
+    "Blue",
+    "Boreal",
+    "Brightwater",
+    "Cascade",
+    "Cedar",
+    "Cobalt",
+    "Copper",
+    "Crest",
+    "Delta",
+    "Ember",
+    "Falcon",
+    "Fjord",
+    "Garnet",
+    "Granite",
+    "Harbor",
+    "Helix",
+    "Heron",
+    "Indigo",
+    "Iron",
+    "Juniper",
+    "Kestrel",
+    "Lumen",
+    "Maple",
+    "Meridian",
+    "Nimbus",
+    "Northwind",
+    "Oak",
+    "Onyx",
+    "Orion",
+    "Pine",
+    "Quartz",
+    "Raven",
+    "Redwood",
+    "Sable",
+    "Sierra",
+    "Silver",
+    "Solstice",
+    "Summit",
+    "Tidal",
+    "Vantage",
+    "Willow",
+    "Zenith",
+]
+_SUFFIXES = [
+    "Analytics",
+    "Biotech",
+    "Capital",
+    "Dynamics",
+    "Energy",
+    "Foods",
+    "Freight",
+    "Holdings",
+    "Industries",
+    "Labs",
+    "Logistics",
+    "Materials",
+    "Media",
+    "Networks",
+    "Pharma",
+    "Robotics",
+    "Systems",
+    "Telecom",
+    "Textiles",
+    "Works",
+]
+_FIRST = [
+    "Ana",
+    "Bruno",
+    "Chen",
+    "Dara",
+    "Elif",
+    "Farid",
+    "Greta",
+    "Hana",
+    "Ivan",
+    "Jonas",
+    "Kemal",
+    "Lena",
+    "Mateo",
+    "Nadia",
+    "Omar",
+    "Priya",
+    "Quinn",
+    "Rosa",
+    "Sven",
+    "Tariq",
+    "Uma",
+    "Viktor",
+    "Wen",
+    "Yara",
+    "Zofia",
+    "Amara",
+    "Bjorn",
+    "Celine",
+    "Dmitri",
+    "Esther",
+]
+_LAST = [
+    "Almeida",
+    "Becker",
+    "Castillo",
+    "Dubois",
+    "Eriksen",
+    "Fischer",
+    "Gallo",
+    "Haddad",
+    "Ibsen",
+    "Jansen",
+    "Kowalski",
+    "Lindqvist",
+    "Moreau",
+    "Novak",
+    "Okafor",
+    "Petrov",
+    "Quint",
+    "Rossi",
+    "Sato",
+    "Takahashi",
+    "Urban",
+    "Varga",
+    "Weber",
+    "Xu",
+    "Yilmaz",
+    "Zhang",
+]
+_CITIES = [
+    "Lisbon",
+    "Porto",
+    "Lyon",
+    "Rotterdam",
+    "Gdansk",
+    "Tallinn",
+    "Bergen",
+    "Turku",
+    "Graz",
+    "Brno",
+    "Cluj",
+    "Split",
+    "Seville",
+    "Bilbao",
+    "Leeds",
+    "Cork",
+    "Aarhus",
+    "Malmo",
+    "Basel",
+    "Bologna",
+    "Toulouse",
+    "Leipzig",
+    "Ghent",
+    "Krakow",
+    "Riga",
+    "Vilnius",
+    "Plovdiv",
+    "Valencia",
+    "Utrecht",
+    "Dresden",
+]
+_COUNTRIES = [
+    "Portugal",
+    "France",
+    "Norway",
+    "Finland",
+    "Austria",
+    "Czechia",
+    "Romania",
+    "Croatia",
+    "Spain",
+    "Ireland",
+    "Denmark",
+    "Sweden",
+    "Switzerland",
+    "Italy",
+    "Germany",
+    "Belgium",
+    "Poland",
+    "Latvia",
+    "Lithuania",
+    "Bulgaria",
+    "Estonia",
+    "Greece",
+]
+_REGIONS = [
+    "Northern Europe",
+    "the Iberian peninsula",
+    "Central Europe",
+    "the Baltics",
+    "the Balkans",
+    "Scandinavia",
+    "the Benelux countries",
+    "the Alpine region",
+]
+_MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+_RIVERS = [
+    "Vell",
+    "Ardin",
+    "Selva",
+    "Morrow",
+    "Tana",
+    "Istra",
+    "Lune",
+    "Oder",
+    "Kessel",
+    "Varna",
+    "Dune",
+    "Alva",
+]
+_TOWN_A = [
+    "Ash",
+    "Bel",
+    "Cor",
+    "Dun",
+    "Elm",
+    "Fen",
+    "Glen",
+    "Hol",
+    "Kil",
+    "Lang",
+    "Mar",
+    "Nor",
+    "Ost",
+    "Pen",
+    "Rav",
+    "Sal",
+    "Thorn",
+    "Wick",
+]
+_TOWN_B = [
+    "bury",
+    "ford",
+    "haven",
+    "mouth",
+    "stead",
+    "ton",
+    "wick",
+    "dale",
+    "field",
+    "gate",
+    "holm",
+    "minster",
+]
+_PRODUCT_LINES = [
+    "Router",
+    "Camera",
+    "Tablet",
+    "Thermostat",
+    "Scanner",
+    "Speaker",
+    "Drone",
+    "Charger",
+    "Headset",
+    "Monitor",
+]
+_FEATURES = [
+    "WPA3 encryption",
+    "mesh networking",
+    "USB-C charging",
+    "voice control",
+    "offline maps",
+    "dual-band Wi-Fi",
+    "night mode",
+    "remote diagnostics",
+]
+_CONDITIONS = [
+    "type 2 diabetes",
+    "chronic migraine",
+    "mild hypertension",
+    "plaque psoriasis",
+    "seasonal asthma",
+    "rheumatoid arthritis",
+    "insomnia",
+    "atrial fibrillation",
+]
+_SIDE_EFFECTS = [
+    "nausea",
+    "headache",
+    "dizziness",
+    "fatigue",
+    "dry mouth",
+    "insomnia",
+    "mild rash",
+    "muscle cramps",
+]
+_DRUG_A = [
+    "Vel",
+    "Tor",
+    "Mira",
+    "Zan",
+    "Quel",
+    "Bri",
+    "Oxa",
+    "Lumi",
+    "Dara",
+    "Feno",
+    "Cali",
+    "Neva",
+]
+_DRUG_B = ["zomab", "xitine", "prazole", "tinib", "vastin", "lukast", "dronate", "mycin"]
+_THINGS = [
+    "emissions",
+    "hospital admissions",
+    "water use",
+    "travel time",
+    "energy demand",
+    "food waste",
+    "school absences",
+    "traffic accidents",
+]
+_FIELDS = [
+    "coastal erosion",
+    "urban heat",
+    "soil carbon",
+    "river pollution",
+    "battery ageing",
+    "crop yields",
+    "air quality",
+    "bird migration",
+]
+_SOURCES = [
+    "the annual report",
+    "a regulatory filing",
+    "the company's press office",
+    "local records",
+    "the product manual",
+    "the published trial results",
+]
 
 
 @dataclass(frozen=True)
@@ -98,135 +397,299 @@ def _t(statement: str, claim: str, question: str, *numeric: str) -> _Template:
 
 _DOMAINS: dict[str, list[_Template]] = {
     "company": [
-        _t("{e} reported revenue of ${n1} million in fiscal {y}, up {p1}% on the previous year.",
-           "In fiscal {y}, {e} had revenue of ${n1} million.",
-           "What revenue did {e} report for fiscal {y}?", "n1", "y"),
-        _t("The company was founded in {y0} by {person} in {city}.",
-           "{e} was founded by {person} in {y0}.", "Who founded {e}, and when?", "y0"),
-        _t("{e} employs about {n2} people across {k1} offices in {region}.",
-           "{e} has roughly {n2} employees.", "How many people does {e} employ?", "n2"),
-        _t("Its headquarters moved to {city2} in {month} {y}, after a two-year search.",
-           "{e} moved its headquarters to {city2} in {y}.",
-           "Where did {e} move its headquarters?", "y"),
-        _t("Operating margin reached {p2}% in {y}, the highest level since {y0}.",
-           "The operating margin of {e} was {p2}% in {y}.",
-           "What was the operating margin of {e} in {y}?", "p2"),
-        _t("The board approved a dividend of {c1} cents per share, payable on {month} {d1}.",
-           "{e} will pay a dividend of {c1} cents per share.",
-           "What dividend did the board of {e} approve?", "c1"),
-        _t("{e} does not operate in {country}, citing the cost of local regulation.",
-           "{e} has no operations in {country}.", "Does {e} operate in {country}?"),
-        _t("Chief executive {person2} said orders from {region} rose {p3}% in the fourth quarter.",
-           "Orders from {region} rose {p3}% in the fourth quarter, according to {person2}.",
-           "How did orders from {region} develop at {e}?", "p3"),
-        _t("Capital spending is planned at ${n3} million for {y1}, mostly on new plants in {country}.",
-           "{e} plans capital spending of ${n3} million in {y1}.",
-           "How much does {e} plan to invest in {y1}?", "n3"),
+        _t(
+            "{e} reported revenue of ${n1} million in fiscal {y}, up {p1}% on the previous year.",
+            "In fiscal {y}, {e} had revenue of ${n1} million.",
+            "What revenue did {e} report for fiscal {y}?",
+            "n1",
+            "y",
+        ),
+        _t(
+            "The company was founded in {y0} by {person} in {city}.",
+            "{e} was founded by {person} in {y0}.",
+            "Who founded {e}, and when?",
+            "y0",
+        ),
+        _t(
+            "{e} employs about {n2} people across {k1} offices in {region}.",
+            "{e} has roughly {n2} employees.",
+            "How many people does {e} employ?",
+            "n2",
+        ),
+        _t(
+            "Its headquarters moved to {city2} in {month} {y}, after a two-year search.",
+            "{e} moved its headquarters to {city2} in {y}.",
+            "Where did {e} move its headquarters?",
+            "y",
+        ),
+        _t(
+            "Operating margin reached {p2}% in {y}, the highest level since {y0}.",
+            "The operating margin of {e} was {p2}% in {y}.",
+            "What was the operating margin of {e} in {y}?",
+            "p2",
+        ),
+        _t(
+            "The board approved a dividend of {c1} cents per share, payable on {month} {d1}.",
+            "{e} will pay a dividend of {c1} cents per share.",
+            "What dividend did the board of {e} approve?",
+            "c1",
+        ),
+        _t(
+            "{e} does not operate in {country}, citing the cost of local regulation.",
+            "{e} has no operations in {country}.",
+            "Does {e} operate in {country}?",
+        ),
+        _t(
+            "Chief executive {person2} said orders from {region} rose {p3}% in the fourth quarter.",
+            "Orders from {region} rose {p3}% in the fourth quarter, according to {person2}.",
+            "How did orders from {region} develop at {e}?",
+            "p3",
+        ),
+        _t(
+            "Capital spending is planned at ${n3} million for {y1}, mostly on new plants in {country}.",
+            "{e} plans capital spending of ${n3} million in {y1}.",
+            "How much does {e} plan to invest in {y1}?",
+            "n3",
+        ),
     ],
     "town": [
-        _t("{e} had a population of {n4} at the {y} census, {p1}% more than a decade earlier.",
-           "The population of {e} was {n4} in {y}.", "What is the population of {e}?", "n4"),
-        _t("The town lies {k2} kilometres north of {city} on the river {river}.",
-           "{e} is {k2} kilometres north of {city}.", "Where is {e}?", "k2"),
-        _t("Average rainfall in {e} is {n5} millimetres a year, most of it falling in {month}.",
-           "{e} gets about {n5} millimetres of rain a year.",
-           "How much rain falls in {e}?", "n5"),
-        _t("The municipal library opened in {y0} and now holds {n2} volumes.",
-           "The library of {e} holds {n2} volumes.", "How large is the library of {e}?", "n2"),
-        _t("Public transport consists of {k1} bus lines and a tram line opened in {y}.",
-           "{e} has {k1} bus lines.", "What public transport does {e} have?", "k1"),
-        _t("The mayor, {person}, was elected in {y} with {p2}% of the vote.",
-           "{person} became mayor of {e} in {y} with {p2}% of the vote.",
-           "Who is the mayor of {e}?", "p2", "y"),
-        _t("{e} is not connected to the national rail network; the nearest station is in {city}.",
-           "There is no railway station in {e}.", "Can you reach {e} by train?"),
-        _t("The annual {month} festival draws about {n3} thousand visitors to the old harbour.",
-           "About {n3} thousand people visit the festival in {e} each year.",
-           "How many visitors does the festival in {e} attract?", "n3"),
+        _t(
+            "{e} had a population of {n4} at the {y} census, {p1}% more than a decade earlier.",
+            "The population of {e} was {n4} in {y}.",
+            "What is the population of {e}?",
+            "n4",
+        ),
+        _t(
+            "The town lies {k2} kilometres north of {city} on the river {river}.",
+            "{e} is {k2} kilometres north of {city}.",
+            "Where is {e}?",
+            "k2",
+        ),
+        _t(
+            "Average rainfall in {e} is {n5} millimetres a year, most of it falling in {month}.",
+            "{e} gets about {n5} millimetres of rain a year.",
+            "How much rain falls in {e}?",
+            "n5",
+        ),
+        _t(
+            "The municipal library opened in {y0} and now holds {n2} volumes.",
+            "The library of {e} holds {n2} volumes.",
+            "How large is the library of {e}?",
+            "n2",
+        ),
+        _t(
+            "Public transport consists of {k1} bus lines and a tram line opened in {y}.",
+            "{e} has {k1} bus lines.",
+            "What public transport does {e} have?",
+            "k1",
+        ),
+        _t(
+            "The mayor, {person}, was elected in {y} with {p2}% of the vote.",
+            "{person} became mayor of {e} in {y} with {p2}% of the vote.",
+            "Who is the mayor of {e}?",
+            "p2",
+            "y",
+        ),
+        _t(
+            "{e} is not connected to the national rail network; the nearest station is in {city}.",
+            "There is no railway station in {e}.",
+            "Can you reach {e} by train?",
+        ),
+        _t(
+            "The annual {month} festival draws about {n3} thousand visitors to the old harbour.",
+            "About {n3} thousand people visit the festival in {e} each year.",
+            "How many visitors does the festival in {e} attract?",
+            "n3",
+        ),
     ],
     "product": [
-        _t("The {e} weighs {g1} grams and runs for {h1} hours on a full charge.",
-           "The battery of the {e} lasts {h1} hours.",
-           "How long does the battery of the {e} last?", "h1"),
-        _t("It went on sale on {month} {d1}, {y} at a launch price of ${n6}.",
-           "The {e} launched at ${n6} in {y}.", "How much did the {e} cost at launch?", "n6", "y"),
-        _t("The {e} supports up to {k3} simultaneous connections and {feature}.",
-           "The {e} handles up to {k3} connections at once.",
-           "How many connections does the {e} support?", "k3"),
-        _t("Firmware version {v} added {feature2} and fixed a pairing fault reported in {month}.",
-           "Firmware {v} of the {e} added {feature2}.",
-           "What did firmware {v} add to the {e}?"),
-        _t("The warranty covers {k1} years of parts and labour for buyers in {region}.",
-           "The {e} comes with a {k1}-year warranty.", "How long is the warranty on the {e}?", "k1"),
-        _t("The {e} is not compatible with the older {other} base station.",
-           "The {e} does not work with the {other} base station.",
-           "Does the {e} work with the {other}?"),
-        _t("It is assembled in {country} and ships in packaging made from {p2}% recycled fibre.",
-           "The packaging of the {e} is {p2}% recycled fibre.",
-           "Is the packaging of the {e} recycled?", "p2"),
+        _t(
+            "The {e} weighs {g1} grams and runs for {h1} hours on a full charge.",
+            "The battery of the {e} lasts {h1} hours.",
+            "How long does the battery of the {e} last?",
+            "h1",
+        ),
+        _t(
+            "It went on sale on {month} {d1}, {y} at a launch price of ${n6}.",
+            "The {e} launched at ${n6} in {y}.",
+            "How much did the {e} cost at launch?",
+            "n6",
+            "y",
+        ),
+        _t(
+            "The {e} supports up to {k3} simultaneous connections and {feature}.",
+            "The {e} handles up to {k3} connections at once.",
+            "How many connections does the {e} support?",
+            "k3",
+        ),
+        _t(
+            "Firmware version {v} added {feature2} and fixed a pairing fault reported in {month}.",
+            "Firmware {v} of the {e} added {feature2}.",
+            "What did firmware {v} add to the {e}?",
+        ),
+        _t(
+            "The warranty covers {k1} years of parts and labour for buyers in {region}.",
+            "The {e} comes with a {k1}-year warranty.",
+            "How long is the warranty on the {e}?",
+            "k1",
+        ),
+        _t(
+            "The {e} is not compatible with the older {other} base station.",
+            "The {e} does not work with the {other} base station.",
+            "Does the {e} work with the {other}?",
+        ),
+        _t(
+            "It is assembled in {country} and ships in packaging made from {p2}% recycled fibre.",
+            "The packaging of the {e} is {p2}% recycled fibre.",
+            "Is the packaging of the {e} recycled?",
+            "p2",
+        ),
     ],
     "policy": [
-        _t("Under the {e}, staff in grade {k1} may claim up to ${n7} per night for hotels in {city}.",
-           "The {e} allows up to ${n7} per night for hotels in {city}.",
-           "What is the hotel limit in {city} under the {e}?", "n7"),
-        _t("Requests must be submitted at least {k2} days before travel and approved by a manager.",
-           "Travel requests under the {e} need {k2} days' notice.",
-           "How far in advance must travel be requested under the {e}?", "k2"),
-        _t("Economy class is required for flights shorter than {h2} hours.",
-           "The {e} requires economy class for flights under {h2} hours.",
-           "When is business class allowed under the {e}?", "h2"),
-        _t("The daily meal allowance is ${n8}, rising to ${n9} in {city2}.",
-           "The meal allowance under the {e} is ${n8} a day.",
-           "What is the daily meal allowance under the {e}?", "n8"),
-        _t("The {e} took effect on {month} {d1}, {y}, replacing the {y0} version.",
-           "The current {e} has applied since {y}.", "When did the {e} take effect?", "y"),
-        _t("Contractors are not covered by the {e} and follow the terms of their own agreements.",
-           "Contractors are not covered by the {e}.", "Does the {e} apply to contractors?"),
-        _t("Rail is preferred over air for trips under {k3} kilometres within {country}.",
-           "The {e} prefers rail for trips under {k3} kilometres.",
-           "When must staff take the train under the {e}?", "k3"),
+        _t(
+            "Under the {e}, staff in grade {k1} may claim up to ${n7} per night for hotels in {city}.",
+            "The {e} allows up to ${n7} per night for hotels in {city}.",
+            "What is the hotel limit in {city} under the {e}?",
+            "n7",
+        ),
+        _t(
+            "Requests must be submitted at least {k2} days before travel and approved by a manager.",
+            "Travel requests under the {e} need {k2} days' notice.",
+            "How far in advance must travel be requested under the {e}?",
+            "k2",
+        ),
+        _t(
+            "Economy class is required for flights shorter than {h2} hours.",
+            "The {e} requires economy class for flights under {h2} hours.",
+            "When is business class allowed under the {e}?",
+            "h2",
+        ),
+        _t(
+            "The daily meal allowance is ${n8}, rising to ${n9} in {city2}.",
+            "The meal allowance under the {e} is ${n8} a day.",
+            "What is the daily meal allowance under the {e}?",
+            "n8",
+        ),
+        _t(
+            "The {e} took effect on {month} {d1}, {y}, replacing the {y0} version.",
+            "The current {e} has applied since {y}.",
+            "When did the {e} take effect?",
+            "y",
+        ),
+        _t(
+            "Contractors are not covered by the {e} and follow the terms of their own agreements.",
+            "Contractors are not covered by the {e}.",
+            "Does the {e} apply to contractors?",
+        ),
+        _t(
+            "Rail is preferred over air for trips under {k3} kilometres within {country}.",
+            "The {e} prefers rail for trips under {k3} kilometres.",
+            "When must staff take the train under the {e}?",
+            "k3",
+        ),
     ],
     "research": [
-        _t("The {e} began in {y0} and was completed in {y}, at a total cost of ${n3} million.",
-           "The {e} cost ${n3} million.", "How much did the {e} cost?", "n3"),
-        _t("It was led by {person} of the University of {city} and studied {field}.",
-           "{person} led the {e}.", "Who led the {e}?"),
-        _t("{k3} researchers from {k1} countries took part, most of them based in {region}.",
-           "{k3} researchers took part in the {e}.",
-           "How many researchers took part in the {e}?", "k3"),
-        _t("The final report found a {p2}% reduction in {thing} across the pilot sites.",
-           "The {e} reported a {p2}% reduction in {thing}.",
-           "What did the {e} find about {thing}?", "p2"),
-        _t("Field work was carried out at {k2} sites between {month} {y0} and {month2} {y}.",
-           "The {e} ran field work at {k2} sites.", "Where did the {e} collect data?", "k2"),
-        _t("The data set, {n2} records in all, was published under an open licence in {y1}.",
-           "The {e} published {n2} records as open data.",
-           "Is the data of the {e} available?", "n2"),
+        _t(
+            "The {e} began in {y0} and was completed in {y}, at a total cost of ${n3} million.",
+            "The {e} cost ${n3} million.",
+            "How much did the {e} cost?",
+            "n3",
+        ),
+        _t(
+            "It was led by {person} of the University of {city} and studied {field}.",
+            "{person} led the {e}.",
+            "Who led the {e}?",
+        ),
+        _t(
+            "{k3} researchers from {k1} countries took part, most of them based in {region}.",
+            "{k3} researchers took part in the {e}.",
+            "How many researchers took part in the {e}?",
+            "k3",
+        ),
+        _t(
+            "The final report found a {p2}% reduction in {thing} across the pilot sites.",
+            "The {e} reported a {p2}% reduction in {thing}.",
+            "What did the {e} find about {thing}?",
+            "p2",
+        ),
+        _t(
+            "Field work was carried out at {k2} sites between {month} {y0} and {month2} {y}.",
+            "The {e} ran field work at {k2} sites.",
+            "Where did the {e} collect data?",
+            "k2",
+        ),
+        _t(
+            "The data set, {n2} records in all, was published under an open licence in {y1}.",
+            "The {e} published {n2} records as open data.",
+            "Is the data of the {e} available?",
+            "n2",
+        ),
     ],
     "medicine": [
-        _t("{e} is approved for adults over {a1} with {condition}.",
-           "{e} is approved for adults with {condition}.", "Who can take {e}?", "a1"),
-        _t("The recommended dose is {mg} mg twice daily, taken with food.",
-           "The usual dose of {e} is {mg} mg twice a day.",
-           "What is the recommended dose of {e}?", "mg"),
-        _t("In the phase {k4} trial, {p2}% of patients responded after {w1} weeks.",
-           "{p2}% of patients responded to {e} in its phase {k4} trial.",
-           "How effective was {e} in trials?", "p2"),
-        _t("Common side effects include {se1} and {se2}, usually in the first week.",
-           "{e} can cause {se1}.", "What side effects does {e} have?"),
-        _t("{e} should not be taken together with {drug2}.",
-           "{e} must not be combined with {drug2}.", "Can {e} be taken with {drug2}?"),
-        _t("It was approved in {country} in {month} {y} after a review lasting {k1} months.",
-           "{e} was approved in {country} in {y}.", "When was {e} approved in {country}?", "y"),
-        _t("A pack of {k3} tablets costs about ${n6} without insurance.",
-           "A pack of {e} costs about ${n6}.", "How much does {e} cost?", "n6"),
+        _t(
+            "{e} is approved for adults over {a1} with {condition}.",
+            "{e} is approved for adults with {condition}.",
+            "Who can take {e}?",
+            "a1",
+        ),
+        _t(
+            "The recommended dose is {mg} mg twice daily, taken with food.",
+            "The usual dose of {e} is {mg} mg twice a day.",
+            "What is the recommended dose of {e}?",
+            "mg",
+        ),
+        _t(
+            "In the phase {k4} trial, {p2}% of patients responded after {w1} weeks.",
+            "{p2}% of patients responded to {e} in its phase {k4} trial.",
+            "How effective was {e} in trials?",
+            "p2",
+        ),
+        _t(
+            "Common side effects include {se1} and {se2}, usually in the first week.",
+            "{e} can cause {se1}.",
+            "What side effects does {e} have?",
+        ),
+        _t(
+            "{e} should not be taken together with {drug2}.",
+            "{e} must not be combined with {drug2}.",
+            "Can {e} be taken with {drug2}?",
+        ),
+        _t(
+            "It was approved in {country} in {month} {y} after a review lasting {k1} months.",
+            "{e} was approved in {country} in {y}.",
+            "When was {e} approved in {country}?",
+            "y",
+        ),
+        _t(
+            "A pack of {k3} tablets costs about ${n6} without insurance.",
+            "A pack of {e} costs about ${n6}.",
+            "How much does {e} cost?",
+            "n6",
+        ),
     ],
 }
 
 #: Sentence openings that may follow "According to ...," in lower case (not names).
 _LOWERABLE = frozenset(
-    "The Its It Operating Chief Capital Public Average Requests Economy Contractors Rail "
-    "Field Firmware Common In A".split()
+    [
+        "The",
+        "Its",
+        "It",
+        "Operating",
+        "Chief",
+        "Capital",
+        "Public",
+        "Average",
+        "Requests",
+        "Economy",
+        "Contractors",
+        "Rail",
+        "Field",
+        "Firmware",
+        "Common",
+        "In",
+        "A",
+    ]
 )
 
 _REFUSALS = [
@@ -391,7 +854,9 @@ def make_knowledge_base(pool_size: int = 2_000, seed: int = 7) -> list[Chunk]:
             sentence = fact.statement
             first = sentence.split(" ", 1)[0]
             if first in _LOWERABLE and rng.random() < 0.3:
-                sentence = f"According to {rng.choice(_SOURCES)}, {sentence[0].lower()}{sentence[1:]}"
+                sentence = (
+                    f"According to {rng.choice(_SOURCES)}, {sentence[0].lower()}{sentence[1:]}"
+                )
             facts.append(fact)
             sentences.append(sentence)
             words += len(sentence.split())
@@ -413,8 +878,11 @@ def _unsupported_claim(rng: random.Random, chunk: Chunk) -> str:
     if unstated:
         return Fact(chunk.domain, rng.choice(unstated), values).claim()
     # Every template is stated: claim a fact of this kind about another entity.
-    return Fact(chunk.domain, rng.randrange(len(_DOMAINS[chunk.domain])),
-                _values(rng, _entity(rng, chunk.domain))).claim()
+    return Fact(
+        chunk.domain,
+        rng.randrange(len(_DOMAINS[chunk.domain])),
+        _values(rng, _entity(rng, chunk.domain)),
+    ).claim()
 
 
 def _claim(rng: random.Random, chunk: Chunk, fact: Fact) -> tuple[str, str]:
@@ -491,7 +959,9 @@ def make_workload(
                 sources.append(pos)
         contexts = [
             ContextPassage(
-                text=chunks[c].text, id=chunks[c].id, rank=i + 1,
+                text=chunks[c].text,
+                id=chunks[c].id,
+                rank=i + 1,
                 score=round(0.9 - 0.07 * i - rng.random() * 0.05, 4),
             )
             for i, c in enumerate(picked)

@@ -14,7 +14,9 @@ END = "<!-- config-table:end -->"
 def render(readme: str) -> str:
     block = f"{BEGIN}\n{settings_table()}\n{END}"
     if BEGIN in readme:
-        return re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, readme, flags=re.S)
+        return re.sub(
+            re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, readme, flags=re.S
+        )
     return readme.replace("CONFIG_TABLE", block)
 
 

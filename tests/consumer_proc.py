@@ -13,12 +13,12 @@ import argparse
 import logging
 import sys
 
+from prometheus_client import CollectorRegistry
+
 from groundwatch.redis_store import RedisFindingStore, RedisWindowStore, redis_client
 from groundwatch.settings import KafkaSettings, RedisSettings, SamplingSettings, Settings
 from groundwatch_consumers.kafka_source import ConsumerOptions, KafkaTraceConsumer
 from groundwatch_consumers.results import KafkaResultSink
-from prometheus_client import CollectorRegistry
-
 from tests.consumer_support import FakeJudge, make_processor
 
 

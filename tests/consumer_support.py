@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from prometheus_client import CollectorRegistry
+
 from groundwatch.contract import RagTrace
 from groundwatch.evaluator import Evaluator
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
@@ -25,7 +27,6 @@ from groundwatch.sampling import Sampler
 from groundwatch.settings import Settings
 from groundwatch.slices import SliceMapper
 from groundwatch.stores import FindingStore, ResultSink, WindowStore
-from prometheus_client import CollectorRegistry
 
 __all__ = ["FakeJudge", "Msg", "make_processor", "make_trace", "read_topic"]
 

@@ -24,10 +24,13 @@ class FakeClock:
 
     @classmethod
     def aligned(cls, step: int = 3600, offset: float = 30.0) -> FakeClock:
-        """Now, moved to ``offset`` seconds after the middle of the current ``step``."""
+        """``offset`` seconds after the middle of a ``step``, never behind real time (Redis
+        expires keys by real time; a clock behind it would see fresh buckets vanish)."""
         import time
 
-        return cls(math.floor(time.time() / step) * step + 0.5 * step + offset)
+        real = time.time()
+        t = math.floor(real / step) * step + 0.5 * step + offset
+        return cls(t if t >= real else t + step)
 
 
 def obs(

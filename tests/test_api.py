@@ -10,11 +10,11 @@ from typing import Any
 import jsonschema
 import pytest
 from fastapi.testclient import TestClient
+
 from groundwatch.app import create_app
 from groundwatch.record import EvaluationRecord
 from groundwatch.runtime import Runtime
 from groundwatch.settings import Settings
-
 from tests.fakes import FakeJudge
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,7 +39,10 @@ def trace(**kw: Any) -> dict[str, Any]:
     t: dict[str, Any] = {
         "trace_id": "t-1",
         "question": "How long is the refund window?",
-        "contexts": [{"id": "kb-1", "text": "Refunds within 30 days.", "score": 0.8}, "Another passage."],
+        "contexts": [
+            {"id": "kb-1", "text": "Refunds within 30 days.", "score": 0.8},
+            "Another passage.",
+        ],
         "answer": "Refunds are possible within 30 days.",
         "attributes": {"intent": "billing", "tenant": "acme"},
     }
@@ -70,7 +73,10 @@ def test_evaluate_returns_a_record_matching_the_committed_schema(client: TestCli
         ({"trace_id": "x", "question": ["q"], "contexts": []}, "question"),
         ({"trace_id": "x", "question": "q", "contexts": "passage"}, "contexts"),
         ({"trace_id": "x", "question": "q", "contexts": [{"id": "1"}]}, "contexts.0"),
-        ({"trace_id": "x", "question": "q", "contexts": [], "attributes": {"a": [1]}}, "attributes.a"),
+        (
+            {"trace_id": "x", "question": "q", "contexts": [], "attributes": {"a": [1]}},
+            "attributes.a",
+        ),
         ({"trace_id": "", "question": "q", "contexts": []}, "trace_id"),
     ],
 )
@@ -84,9 +90,13 @@ def test_wrong_types_and_missing_fields_are_422_naming_the_field(
 
 
 def test_not_json_is_422(client: TestClient) -> None:
-    r = client.post("/v1/evaluate", content=b"{not json", headers={"content-type": "application/json"})
+    r = client.post(
+        "/v1/evaluate", content=b"{not json", headers={"content-type": "application/json"}
+    )
     assert r.status_code == 422
-    r = client.post("/v1/rag-traces", content=b"\xff\xfe", headers={"content-type": "application/json"})
+    r = client.post(
+        "/v1/rag-traces", content=b"\xff\xfe", headers={"content-type": "application/json"}
+    )
     assert r.status_code == 422
 
 
@@ -110,7 +120,14 @@ def test_field_over_limit_is_rejected_with_its_name(client: TestClient) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["Ünïcödé — ✓ 🚀", "שלום עולם", "zero\u200bwidth", "nul\x00byte", "\U0001f600" * 50, "a\u0301\u0301"],
+    [
+        "Ünïcödé — ✓ 🚀",
+        "שלום עולם",
+        "zero\u200bwidth",
+        "nul\x00byte",
+        "\U0001f600" * 50,
+        "a\u0301\u0301",
+    ],
 )
 def test_odd_unicode_is_scored(client: TestClient, text: str) -> None:
     r = client.post("/v1/evaluate", json=trace(question=text, answer=text, contexts=[text]))
@@ -136,7 +153,13 @@ def test_empty_contexts_and_null_answer_give_nulls_with_reasons(client: TestClie
 
 
 def test_batch_ingest_reports_per_item_reasons_and_duplicates(client: TestClient) -> None:
-    items = [trace(trace_id="a"), {"trace_id": "b"}, "not an object", trace(trace_id="a"), trace(trace_id="c")]
+    items = [
+        trace(trace_id="a"),
+        {"trace_id": "b"},
+        "not an object",
+        trace(trace_id="a"),
+        trace(trace_id="c"),
+    ]
     r = client.post("/v1/rag-traces", json=items)
     assert r.status_code == 202, r.text
     body = r.json()
@@ -186,7 +209,9 @@ def test_queue_full_is_503_with_retry_after() -> None:
     runtime = Runtime.build(settings, judge=judge, with_kafka=False)
     with TestClient(create_app(settings, runtime=runtime)) as c:
         statuses = [
-            c.post("/v1/rag-traces", json=[trace(trace_id=f"q{i}-{j}") for j in range(2)]).status_code
+            c.post(
+                "/v1/rag-traces", json=[trace(trace_id=f"q{i}-{j}") for j in range(2)]
+            ).status_code
             for i in range(4)
         ]
         assert 503 in statuses

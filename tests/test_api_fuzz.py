@@ -6,11 +6,11 @@ import os
 
 import hypothesis
 import schemathesis
+from hypothesis import HealthCheck
+
 from groundwatch.app import create_app
 from groundwatch.runtime import Runtime
 from groundwatch.settings import Settings
-from hypothesis import HealthCheck
-
 from tests.fakes import FakeJudge
 
 _settings = Settings.model_validate({"state": "memory", "redaction": {"mode": "off"}})
@@ -30,4 +30,9 @@ def test_no_input_gives_a_server_error(case: schemathesis.Case) -> None:
     response = case.call()
     if case.path == "/readyz" and response.status_code == 503:
         return  # "not ready" is a valid answer of the readiness probe
-    assert response.status_code < 500, (case.method, case.path, response.status_code, response.text[:300])
+    assert response.status_code < 500, (
+        case.method,
+        case.path,
+        response.status_code,
+        response.text[:300],
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from groundwatch.judges.claims import content_words, extract_claims, is_terse, split_sentences
 
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+
 from groundwatch.batch import run_batch
 from groundwatch.cli import main
 from groundwatch.config_doc import settings_rows
 from groundwatch.evaluator import Evaluator
 from groundwatch.schemas import render_schemas
 from groundwatch.settings import Settings
-
 from tests.fakes import FakeJudge, make_trace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,7 +32,9 @@ def test_committed_schemas_are_fresh() -> None:
     for name, text in render_schemas().items():
         committed = ROOT / "schemas" / name
         assert committed.exists(), f"{committed} missing: run `groundwatch schema`"
-        assert committed.read_text(encoding="utf-8") == text, f"{name} is stale: run `groundwatch schema`"
+        assert committed.read_text(encoding="utf-8") == text, (
+            f"{name} is stale: run `groundwatch schema`"
+        )
 
 
 def test_schema_check_detects_staleness(tmp_path: Path) -> None:
@@ -45,7 +47,9 @@ def test_schema_check_detects_staleness(tmp_path: Path) -> None:
 def test_readme_lists_every_variable_with_its_default() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for var, default, _ in settings_rows():
-        assert f"| `{var}` | `{default}` |" in readme, f"README misses {var} (run scripts/update_readme.py)"
+        assert f"| `{var}` | `{default}` |" in readme, (
+            f"README misses {var} (run scripts/update_readme.py)"
+        )
 
 
 def test_evaluate_keeps_order_and_reports_invalid_lines(
@@ -66,7 +70,9 @@ def test_evaluate_keeps_order_and_reports_invalid_lines(
     assert code == 0
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["trace_id"] for r in records] == ["a", "b", "c"]
-    errors = [json.loads(line) for line in (tmp_path / "out.jsonl.errors.jsonl").read_text().splitlines()]
+    errors = [
+        json.loads(line) for line in (tmp_path / "out.jsonl.errors.jsonl").read_text().splitlines()
+    ]
     assert [(e["line"], e["reason"]) for e in errors] == [(2, "not_json"), (3, "schema")]
     err = capsys.readouterr().err
     assert "line 2: not_json" in err
@@ -83,7 +89,9 @@ def test_unreadable_input_is_exit_2(tmp_path: Path) -> None:
 def test_unwritable_output_is_exit_2(tmp_path: Path) -> None:
     src = tmp_path / "in.jsonl"
     src.write_text(json.dumps(make_trace("a")) + "\n")
-    code = run_batch(Settings(), str(src), str(tmp_path / "no" / "dir" / "o.jsonl"), evaluator=_evaluator())
+    code = run_batch(
+        Settings(), str(src), str(tmp_path / "no" / "dir" / "o.jsonl"), evaluator=_evaluator()
+    )
     assert code == 2
 
 

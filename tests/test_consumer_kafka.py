@@ -21,13 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from groundwatch.redis_store import RedisFindingStore, RedisWindowStore, redis_client
-from groundwatch.sampling import sample_point
-from groundwatch.settings import KafkaSettings, RedisSettings, SamplingSettings, Settings
-from groundwatch.windows import ALL
-from groundwatch_consumers.kafka_source import ConsumerOptions, KafkaTraceConsumer
-from groundwatch_consumers.publisher import TracePublisher
-from groundwatch_consumers.results import KafkaResultSink
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.structs import TopicPartition
 from opentelemetry.sdk.trace import TracerProvider
@@ -35,6 +28,13 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client import CollectorRegistry
 
+from groundwatch.redis_store import RedisFindingStore, RedisWindowStore, redis_client
+from groundwatch.sampling import sample_point
+from groundwatch.settings import KafkaSettings, RedisSettings, SamplingSettings, Settings
+from groundwatch.windows import ALL
+from groundwatch_consumers.kafka_source import ConsumerOptions, KafkaTraceConsumer
+from groundwatch_consumers.publisher import TracePublisher
+from groundwatch_consumers.results import KafkaResultSink
 from tests.consumer_support import FakeJudge, make_processor, make_trace, read_topic
 from tests.infra import KafkaBroker, RedisServer, free_port, wait_port
 

@@ -10,6 +10,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from kafka.errors import KafkaTimeoutError
+from kafka.structs import TopicPartition
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from prometheus_client import CollectorRegistry
+
 from groundwatch.findings import MemoryFindingStore
 from groundwatch.record import EvaluationRecord
 from groundwatch.settings import KafkaSettings, SamplingSettings, Settings
@@ -25,13 +32,6 @@ from groundwatch_consumers.publisher import encode_trace
 from groundwatch_consumers.results import KafkaResultSink, ResultSinkUnavailableError
 from groundwatch_consumers.samples import sample_traces
 from groundwatch_consumers.tracing import TraceSpans
-from kafka.errors import KafkaTimeoutError
-from kafka.structs import TopicPartition
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from prometheus_client import CollectorRegistry
-
 from tests.consumer_support import FakeJudge, make_processor, make_trace
 
 TP0 = TopicPartition("t", 0)

@@ -7,7 +7,7 @@ import json
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,10 +60,19 @@ def promql_errors(exprs: list[str], tmp: Path) -> list[str]:
     assert PROMTOOL is not None
     failures = []
     for i, expr in enumerate(exprs):
-        rules = {"groups": [{"name": "check", "rules": [{"record": f"check:expr{i}", "expr": _substitute(expr)}]}]}
+        rules = {
+            "groups": [
+                {
+                    "name": "check",
+                    "rules": [{"record": f"check:expr{i}", "expr": _substitute(expr)}],
+                }
+            ]
+        }
         path = tmp / f"expr{i}.yml"
         path.write_text(yaml.safe_dump(rules), encoding="utf-8")
-        proc = subprocess.run([PROMTOOL, "check", "rules", str(path)], capture_output=True, text=True, check=False)
+        proc = subprocess.run(
+            [PROMTOOL, "check", "rules", str(path)], capture_output=True, text=True, check=False
+        )
         if proc.returncode != 0:
             failures.append(f"{expr}: {proc.stdout.strip()} {proc.stderr.strip()}")
     return failures
@@ -79,7 +88,8 @@ def test_dashboard_parses_and_ids_are_unique(path: Path) -> None:
     data = _load(path)
     parsed = Dashboard.from_json(data)
     assert parsed.title == data["title"]
-    assert parsed.panels is not None and len(parsed.panels) == len(data["panels"])
+    assert parsed.panels is not None
+    assert len(parsed.panels) == len(data["panels"])
     ids = [p["id"] for p in data["panels"]]
     assert len(ids) == len(set(ids)), "duplicate panel ids"
     for panel in data["panels"]:
@@ -116,7 +126,7 @@ class _ZeroEmbedder:
 
 
 @pytest.fixture(scope="module")
-def exported_metrics(kafka_broker: KafkaBroker) -> Iterator[set[str]]:
+def exported_metrics(kafka_broker: KafkaBroker) -> set[str]:
     """Metric families the running service exports (HTTP + Kafka consumer), after traffic."""
     topic = "dash-" + re.sub(r"\W", "", str(id(kafka_broker)))[-6:]
     kafka_broker.create_topic(topic, partitions=1)
@@ -124,8 +134,14 @@ def exported_metrics(kafka_broker: KafkaBroker) -> Iterator[set[str]]:
         {
             "state": "memory",
             "windows": {"min_samples": 1},
-            "kafka": {"bootstrap_servers": kafka_broker.bootstrap, "topic": topic, "results_topic": None,
-                      "group_id": topic, "session_timeout_ms": 6000, "heartbeat_interval_ms": 1000},
+            "kafka": {
+                "bootstrap_servers": kafka_broker.bootstrap,
+                "topic": topic,
+                "results_topic": None,
+                "group_id": topic,
+                "session_timeout_ms": 6000,
+                "heartbeat_interval_ms": 1000,
+            },
         }
     )
     judge = FakeJudge(verdict_fn=lambda c, t: "contradicted")
@@ -136,7 +152,7 @@ def exported_metrics(kafka_broker: KafkaBroker) -> Iterator[set[str]]:
         client.post("/v1/rag-traces", json=[make_trace(f"d{i}") for i in range(5)])
         runtime.queue.join(10)
         text = client.get("/metrics").text
-    yield {line.split()[2] for line in text.splitlines() if line.startswith("# TYPE")}
+    return {line.split()[2] for line in text.splitlines() if line.startswith("# TYPE")}
 
 
 def _exported(name: str, families: set[str]) -> bool:

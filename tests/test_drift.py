@@ -5,15 +5,15 @@ from __future__ import annotations
 import math
 
 import pytest
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+
 from groundwatch.baseline import BaselineError, clear_baseline, pin_baseline, show_baseline
 from groundwatch.drift import compare, psi, two_proportion_z, wasserstein1
 from groundwatch.settings import Settings, WindowSettings
 from groundwatch.stores import StoreUnavailableError
 from groundwatch.windows import ALL, Histogram, MemoryWindowStore, WindowSummary
 from groundwatch.windows_collector import WindowsCollector, build_report
-from prometheus_client import CollectorRegistry, generate_latest
-from prometheus_client.parser import text_string_to_metric_families
-
 from tests.helpers_windows import FakeClock, obs, record
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
+
 from groundwatch.contract import RagTrace
 from groundwatch.embedding import CachedEmbedder, Vectors, build_embedder
 from groundwatch.evaluator import Evaluator

@@ -19,11 +19,12 @@ import re
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
 from groundwatch.contract import TraceDecodeError, TraceLimits, decode_trace, validate_trace
 from groundwatch.judges.claims import extract_claims, split_sentences
 from groundwatch.redaction import PiiRedactor
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
 
 EXAMPLES = int(os.environ.get("GROUNDWATCH_FUZZ_EXAMPLES", "100"))
 FUZZ = settings(

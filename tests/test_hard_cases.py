@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
 from groundwatch.embedding import build_embedder
 from groundwatch.judges.embedded import EmbeddedJudge
 from groundwatch.settings import EmbeddingSettings

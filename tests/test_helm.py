@@ -15,9 +15,10 @@ import helm_python
 import kubernetes_validate
 import pytest
 import yaml
-from groundwatch.settings import Settings
 from yamllint import linter
 from yamllint.config import YamlLintConfig
+
+from groundwatch.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 CHART = ROOT / "helm" / "groundwatch"

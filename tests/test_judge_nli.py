@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pytest
+
 from groundwatch.contract import RagTrace
 from groundwatch.evaluator import Evaluator
 from groundwatch.judges.base import JudgeError, TraceJudgement

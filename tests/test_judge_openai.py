@@ -13,13 +13,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from pydantic import SecretStr
+
 from groundwatch.contract import RagTrace
 from groundwatch.evaluator import Evaluator
 from groundwatch.judges.base import JudgeError, TraceJudgement
 from groundwatch.judges.factory import build_judge
 from groundwatch.judges.openai import JudgeUsage, OpenAIJudge
 from groundwatch.settings import JudgeSettings, Settings
-from pydantic import SecretStr
 
 API_KEY = "sk-test-very-secret"
 CLAIMS = ["The pro plan costs 10 dollars per month.", "The pro plan includes SSO."]

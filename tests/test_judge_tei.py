@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+
 from groundwatch.contract import RagTrace
 from groundwatch.evaluator import Evaluator
 from groundwatch.judges.base import JudgeError, TraceJudgement

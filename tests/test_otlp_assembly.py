@@ -6,10 +6,10 @@ import json
 from dataclasses import replace
 
 import pytest
-from groundwatch.otlp import SpanEventRecord, SpanRecord, decode_otlp_request
-from groundwatch.otlp_assembly import TraceAssembler, assemble_trace
 from prometheus_client import CollectorRegistry
 
+from groundwatch.otlp import SpanEventRecord, SpanRecord, decode_otlp_request
+from groundwatch.otlp_assembly import TraceAssembler, assemble_trace
 from tests.otlp_support import (
     ANSWER,
     PASSAGES,

@@ -7,10 +7,10 @@ import contextlib
 import json
 
 import pytest
-from groundwatch.otlp import OtlpDecodeError, decode_otlp_request, media_kind
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from groundwatch.otlp import OtlpDecodeError, decode_otlp_request, media_kind
 from tests.otlp_support import json_body, protobuf_body, record_rag_spans
 
 

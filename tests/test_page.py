@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import uvicorn
 from fastapi import FastAPI
+
 from groundwatch.findings import MemoryFindingStore
 from groundwatch.findings_api import findings_router
 from groundwatch.settings import Settings, WindowSettings
 from groundwatch.stores import Finding
 from groundwatch.windows import MemoryWindowStore
-
 from tests.helpers_windows import obs, record
 from tests.infra import free_port, wait_port
 
@@ -105,7 +105,7 @@ def test_page_renders_findings_and_window_means(page_url: str, tmp_path: Path) -
             page.click("#apply")
             expect(page.locator("#total")).to_have_text("(30)")
             assert "tenant=beta" in page.locator("#findings tbody tr.finding").first.inner_text()
-            page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+            page.screenshot(path=str(tmp_path / "page.png"))
             assert errors == []
         finally:
             browser.close()

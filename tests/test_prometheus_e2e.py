@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 import uvicorn
 import yaml
+
 from groundwatch.contract import RagTrace
 from groundwatch.settings import Settings
-
 from tests.helpers_windows import FakeJudge
 from tests.infra import _stop, free_port, wait_port
 

@@ -6,6 +6,9 @@ import threading
 from datetime import UTC, datetime
 
 import pytest
+from prometheus_client import CollectorRegistry, generate_latest
+from pydantic import SecretStr
+
 from groundwatch.record import ClaimResult, EvaluationRecord, Evidence
 from groundwatch.redaction import (
     PiiRedactor,
@@ -17,8 +20,6 @@ from groundwatch.redaction import (
 )
 from groundwatch.settings import RedactionSettings
 from groundwatch.stores import Redactor
-from prometheus_client import CollectorRegistry, generate_latest
-from pydantic import SecretStr
 
 
 @pytest.fixture

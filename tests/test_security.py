@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from fastapi import Depends, FastAPI
 from fastapi.testclient import TestClient
+
 from groundwatch.app import create_app
 from groundwatch.ratelimit import TokenBucketLimiter
 from groundwatch.runtime import Runtime
@@ -24,7 +25,6 @@ from groundwatch.security import (
     startup_warnings,
 )
 from groundwatch.settings import ApiSettings, Settings
-
 from tests.fakes import FakeJudge, VerdictFn, make_trace
 
 TOKEN_A = "tok-alpha-6f1d0c2b9e8a47d3"
@@ -387,10 +387,6 @@ def test_findings_hold_no_pii_via_ingest() -> None:
             assert pii not in text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="processing.findings_from_record stores Finding.reason unredacted (issue 8 report)",
-)
 def test_finding_reason_is_redacted() -> None:
     # LLM judges explain themselves in free text that may quote the claim.
     judge = FakeJudge(_contradicted, reason_fn=lambda claim, verdict: f"{verdict}: {claim!r}")

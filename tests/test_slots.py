@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from groundwatch.judges.slots import compare_slots, parse_slots, polarity_negated
 
 

@@ -7,6 +7,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import pytest
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
+from prometheus_client import CollectorRegistry
+
 from groundwatch.record import ClaimResult, ContextResult, EvaluationRecord
 from groundwatch.settings import OtelSettings
 from groundwatch.stores import ResultSink
@@ -19,11 +25,6 @@ from groundwatch.telemetry import (
     otlp_traces_url,
     span_context_from_traceparent,
 )
-from opentelemetry.sdk.trace import ReadableSpan
-from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.trace import StatusCode
-from prometheus_client import CollectorRegistry
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT_ID = "00f067aa0ba902b7"
@@ -191,10 +192,10 @@ def test_otlp_endpoint_builds_an_http_exporter_and_url() -> None:
 def test_otlp_decode_is_traced_under_the_request_traceparent() -> None:
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
+
     from groundwatch.otlp_api import otlp_router
     from groundwatch.runtime import Runtime
     from groundwatch.settings import Settings
-
     from tests.fakes import FakeJudge
     from tests.otlp_support import protobuf_body, record_rag_spans
 

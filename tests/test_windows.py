@@ -7,6 +7,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
 from groundwatch.redis_store import RedisWindowStore
 from groundwatch.settings import RedisSettings, Settings, WindowSettings
 from groundwatch.slices import OTHER, SliceMapper
@@ -19,9 +22,6 @@ from groundwatch.windows import (
     WindowSummary,
     plan_buckets,
 )
-from redis.backoff import NoBackoff
-from redis.retry import Retry
-
 from tests.helpers_windows import FakeClock, obs, record
 from tests.infra import RedisServer, free_port
 

@@ -13,9 +13,9 @@ every ingest path (UTF-8, JSON, schema, oversize).
 
 from __future__ import annotations
 
-from groundwatch.contract import RagTrace, TraceLimits, decode_trace
-from groundwatch.contract import _check_limits as check_limits
 from pydantic import ValidationError
+
+from groundwatch.contract import RagTrace, TraceLimits, check_limits, decode_trace
 
 __all__ = ["decode_fast"]
 

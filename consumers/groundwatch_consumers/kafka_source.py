@@ -25,15 +25,15 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from groundwatch.contract import TraceDecodeError, TraceLimits
-from groundwatch.processing import TraceProcessor
-from groundwatch.settings import Settings
 from kafka import ConsumerRebalanceListener, KafkaConsumer
 from kafka.errors import KafkaError
 from kafka.structs import OffsetAndMetadata, TopicPartition
 from opentelemetry.trace import TracerProvider
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
+from groundwatch.contract import TraceDecodeError, TraceLimits
+from groundwatch.processing import TraceProcessor
+from groundwatch.settings import Settings
 from groundwatch_consumers.backpressure import PartitionGate
 from groundwatch_consumers.config import KafkaUnavailableError, any_reachable, client_config
 from groundwatch_consumers.decode import decode_fast

@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import Any
 
-from groundwatch.contract import RagTrace
 from kafka import KafkaProducer
 
+from groundwatch.contract import RagTrace
 from groundwatch_consumers.tracing import inject_headers
 
 __all__ = ["TracePublisher", "encode_trace"]

@@ -18,12 +18,12 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from groundwatch.record import EvaluationRecord
-from groundwatch.settings import KafkaSettings
-from groundwatch.stores import StoreUnavailableError
 from kafka import KafkaProducer
 from kafka.errors import KafkaError
 
+from groundwatch.record import EvaluationRecord
+from groundwatch.settings import KafkaSettings
+from groundwatch.stores import StoreUnavailableError
 from groundwatch_consumers.config import client_config
 
 __all__ = ["KafkaResultSink", "ResultSinkUnavailableError", "build_producer"]

@@ -22,12 +22,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from groundwatch.contract import RagTrace
-from groundwatch.processing import TraceProcessor
 from kafka.structs import TopicPartition
 from opentelemetry.context import Context
 from prometheus_client import Counter
 
+from groundwatch.contract import RagTrace
+from groundwatch.processing import TraceProcessor
 from groundwatch_consumers.backpressure import WorkQueue
 from groundwatch_consumers.offsets import OffsetTracker
 from groundwatch_consumers.tracing import TraceSpans

@@ -22,14 +22,15 @@ from typing import Annotated, Any
 from fastapi import Body, Depends, FastAPI, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
 from groundwatch.contract import RagTrace, TraceDecodeError, validate_trace
 from groundwatch.record import EvaluationRecord
 from groundwatch.runtime import Runtime
 from groundwatch.settings import Settings
 from groundwatch.stores import StoreUnavailableError
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from starlette.concurrency import run_in_threadpool
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = ["BodySizeLimit", "create_app"]
 
@@ -208,12 +209,15 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         """Accept a batch of traces into the in-process pipeline (sampled, then scored)."""
         return _ingest(rt(), settings, traces, source="http")
 
-    from groundwatch.findings_api import findings_router
+    from groundwatch.findings_api import findings_router, page_router
 
+    # The page and its assets hold no data: public. Its script sends the token the user pastes
+    # (kept in sessionStorage) as a bearer header to the JSON routes, which need it.
     app.include_router(
-        findings_router(runtime_.findings, runtime_.windows, settings),
+        findings_router(runtime_.findings, runtime_.windows, settings, include_page=False),
         dependencies=read_auth,
     )
+    app.include_router(page_router())
     try:
         from groundwatch.otlp_api import otlp_router
     except ImportError:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from groundwatch.embedding import CachedEmbedder
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
+
+from groundwatch.embedding import CachedEmbedder
 
 __all__ = ["EmbeddingCacheCollector"]
 

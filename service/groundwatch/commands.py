@@ -30,11 +30,20 @@ def serve_app(app: Any, host: str, port: int) -> Any:
 
 
 def serve(settings: Settings, host: str | None = None, port: int | None = None) -> int:
+    from groundwatch import security
     from groundwatch.app import create_app
 
-    host = host or settings.api.host
-    port = port or settings.api.port
+    # --host/--port override the settings, so the checks below see the real bind address.
+    overrides = {k: v for k, v in (("host", host), ("port", port)) if v}
+    if overrides:
+        settings = settings.model_copy(update={"api": settings.api.model_copy(update=overrides)})
+    host, port = settings.api.host, settings.api.port
     _warn_startup(settings)
+    try:
+        security.check_bind(settings)
+    except security.InsecureBindError as exc:
+        log.error("%s", exc)
+        return 2
     app = create_app(settings)
     mode = "kafka consumer + HTTP" if settings.kafka.bootstrap_servers else "HTTP sidecar"
     log.info("groundwatch serving on http://%s:%d (%s)", host, port, mode)

@@ -12,9 +12,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from groundwatch.settings import Settings
 from pydantic import BaseModel, SecretStr
 from pydantic_core import PydanticUndefined
+
+from groundwatch.settings import Settings
 
 __all__ = ["settings_rows", "settings_table"]
 

@@ -25,6 +25,7 @@ __all__ = [
     "RagTrace",
     "TraceDecodeError",
     "TraceLimits",
+    "check_limits",
     "decode_trace",
     "validate_trace",
 ]
@@ -154,7 +155,7 @@ class RagTrace(BaseModel):
         return [c.text for c in self.contexts]
 
 
-def _check_limits(trace: RagTrace, limits: TraceLimits) -> None:
+def check_limits(trace: RagTrace, limits: TraceLimits) -> None:
     if len(trace.question) > limits.max_question_chars:
         raise TraceDecodeError(
             "oversize", f"question: longer than {limits.max_question_chars} chars"
@@ -192,7 +193,7 @@ def validate_trace(obj: Any, limits: TraceLimits) -> RagTrace:
     except ValidationError as exc:
         detail, errors = _format_errors(exc)
         raise TraceDecodeError("schema", detail, errors) from None
-    _check_limits(trace, limits)
+    check_limits(trace, limits)
     return trace
 
 

@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
+
 from groundwatch.settings import EmbeddingSettings
 
 __all__ = [

@@ -21,13 +21,14 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
+from pydantic import BaseModel, Field
+
 from groundwatch.findings import InvalidCursorError
 from groundwatch.settings import Settings
 from groundwatch.slices import SliceMapper
 from groundwatch.stores import Finding, FindingStore, StoreUnavailableError, WindowStore
 from groundwatch.windows import WindowReader, as_reader
 from groundwatch.windows_collector import build_report, report_to_json
-from pydantic import BaseModel, Field
 
 __all__ = ["FindingOut", "FindingsPageOut", "findings_router", "page_router"]
 

@@ -13,8 +13,9 @@ no free text.
 
 from __future__ import annotations
 
-from groundwatch.record import EvaluationRecord
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from groundwatch.record import EvaluationRecord
 
 __all__ = ["SCORE_BUCKETS", "PipelineMetrics"]
 

@@ -35,6 +35,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
+from prometheus_client import CollectorRegistry, Counter, Gauge
+from pydantic import ValidationError
+
 from groundwatch.contract import ContextPassage, RagTrace
 from groundwatch.otlp import SpanRecord
 from groundwatch.otlp_semconv import (
@@ -45,8 +48,6 @@ from groundwatch.otlp_semconv import (
     query_text,
     span_role,
 )
-from prometheus_client import CollectorRegistry, Counter, Gauge
-from pydantic import ValidationError
 
 __all__ = [
     "DEFAULT_ATTRIBUTE_MAP",

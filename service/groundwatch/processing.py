@@ -52,24 +52,23 @@ def trace_ts(trace: RagTrace, now: float | None = None) -> float:
 def findings_from_record(
     record: EvaluationRecord, slices: dict[str, str], ts: float, redactor: Redactor | None
 ) -> list[Finding]:
+    if redactor is not None and record.contradicted_claims:
+        # One pass over claim, evidence and reason: a judge's reason may quote the text.
+        record = redactor.redact_record(record)
     out: list[Finding] = []
     for i, claim in enumerate(record.claims):
         if claim.verdict != "contradicted":
             continue
-        text = claim.text
-        evidence = claim.evidence.text if claim.evidence else None
-        if redactor is not None:
-            text = redactor.redact_text(text) or ""
-            evidence = redactor.redact_text(evidence) if evidence is not None else None
+        evidence = claim.evidence
         out.append(
             Finding(
                 trace_id=record.trace_id,
                 ts=ts,
                 claim_index=i,
-                claim=text,
-                evidence=evidence,
-                context_index=claim.evidence.context_index if claim.evidence else None,
-                context_id=claim.evidence.context_id if claim.evidence else None,
+                claim=claim.text,
+                evidence=(evidence.text or None) if evidence else None,
+                context_index=evidence.context_index if evidence else None,
+                context_id=evidence.context_id if evidence else None,
                 score=claim.score,
                 reason=claim.reason,
                 metric_version=record.metric_version,

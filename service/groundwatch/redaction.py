@@ -39,10 +39,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from groundwatch.record import ClaimResult, EvaluationRecord
-from groundwatch.settings import RedactionSettings
 from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
+
+from groundwatch.record import ClaimResult, EvaluationRecord
+from groundwatch.settings import RedactionSettings
 
 __all__ = [
     "BUILTIN_KINDS",

@@ -17,6 +17,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from prometheus_client import CollectorRegistry
+
 from groundwatch.evaluator import Evaluator
 from groundwatch.judges.base import Judge
 from groundwatch.metrics import PipelineMetrics
@@ -26,7 +28,6 @@ from groundwatch.sampling import Sampler
 from groundwatch.settings import Settings
 from groundwatch.slices import SliceMapper
 from groundwatch.stores import FindingStore, Redactor, ResultSink, WindowStore
-from prometheus_client import CollectorRegistry
 
 __all__ = ["Runtime"]
 
@@ -183,7 +184,12 @@ class Runtime:
             from groundwatch_consumers.kafka_source import build_kafka_consumer
 
             runtime.consumer = build_kafka_consumer(
-                settings, processor, registry, tracer_provider=provider
+                settings,
+                processor,
+                registry,
+                # Spans cost CPU per message: only when they go somewhere.
+                tracer_provider=provider if settings.otel.endpoint else None,
+                producer_contexts=producers,
             )
         return runtime
 
@@ -195,6 +201,10 @@ class Runtime:
             log.warning("window collector unavailable")
             return
         self.registry.register(WindowsCollector(cast(WindowReader, self.windows), self.settings))
+        from groundwatch.redaction import PiiRedactor, RedactionCollector
+
+        if isinstance(self.processor.redactor, PiiRedactor):
+            self.registry.register(RedactionCollector(self.processor.redactor))
         embedder = getattr(self.judge, "embedder", None)
         if embedder is not None and hasattr(embedder, "hit_rate"):
             from groundwatch.cache_collector import EmbeddingCacheCollector

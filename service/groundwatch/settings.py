@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from groundwatch.contract import TraceLimits
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from groundwatch.contract import TraceLimits
 
 __all__ = [
     "ApiSettings",

@@ -27,8 +27,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from groundwatch.record import EvaluationRecord
-from groundwatch.settings import OtelSettings
 from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.sdk.resources import Resource
@@ -42,6 +40,9 @@ from opentelemetry.sdk.trace.export import (
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, Status, StatusCode, TraceFlags
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 from prometheus_client import CollectorRegistry, Counter
+
+from groundwatch.record import EvaluationRecord
+from groundwatch.settings import OtelSettings
 
 __all__ = [
     "EVALUATION_EVENT",

@@ -442,9 +442,16 @@ def _split_conjunctions(sentence: str) -> list[str]:
             r"[a-z]+ed", words[1].strip(",.").lower()
         ):
             out.append(part[0].upper() + part[1:])
+        elif len(words) >= 3 and _NUMBER.search(prev) and _NUMBER.search(part):
+            # Gapping with a second value: "one bag of 23 kg in economy, and two bags of 32 kg
+            # in business": separate facts even though the verb is not repeated.
+            out.append(part[0].upper() + part[1:])
         else:
             out[-1] = _rejoin(prev, part, sentence)
     return [_finish(p) for p in out]
+
+
+_NUMBER = re.compile(r"\d")
 
 
 def _rejoin(prev: str, part: str, sentence: str) -> str:

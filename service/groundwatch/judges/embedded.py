@@ -74,7 +74,8 @@ _CONTRA_COVERAGE = 0.70
 _CONTRA_COS_ALONE = 0.72
 _SWAP_COS = 0.5
 _NO_GIVEN = True
-#: Paraphrase rescue: cosine above _RESCUE_FROM covers missing words, fully at +_RESCUE_SPAN.
+#: Paraphrase rescue: cosine above _RESCUE_FROM covers missing words the passages never use,
+#: fully at +_RESCUE_SPAN.
 _RESCUE_FROM = 0.7
 _RESCUE_SPAN = 0.25
 _SWAP_COVERAGE = 0.6
@@ -395,19 +396,20 @@ class EmbeddedJudge:
                 if not wide.conflicts and not wide.missing:
                     check.missing = []
             in_window = [w for w in target.key if _fuzzy_in(w, sent.window)]
-            # Words the question already established may come from elsewhere in the passage.
-            covered = set(in_window) | {
-                w
-                for w in target.key
-                if w in target.given and w not in target.hard and _fuzzy_in(w, passage.words)
-            }
+            covered = set(in_window)
             hard_missing = [w for w in target.hard if w not in covered]
             if not hard_missing and not _entity_phrases_ok(target.phrases, sent.window_text):
                 hard_missing = ["(name split)"]
             anchor = sum(weights[w] for w in in_window) / total if weights else 1.0
             soft = sum(weights[w] for w in covered) / total if weights else 1.0
             rescue = _clip((c - _RESCUE_FROM) / _RESCUE_SPAN) if not hard_missing else 0.0
-            strength = soft + (1.0 - soft) * rescue
+            # A paraphrase may replace words the passages never use; a word the passages use
+            # elsewhere but not here ("economy" vs this "business class" sentence) means the
+            # sentence is about something else, and no similarity makes up for it.
+            foreign_missing = sum(
+                weights[w] for w in target.key if w not in covered and prep.df.get(w, 0) == 0
+            )
+            strength = soft + rescue * foreign_missing / total if weights else soft
             if anchor < 0.5 and rescue < 0.5:
                 strength = min(strength, anchor)
             slots_ok = not (check.conflicts or check.qualifier_conflicts or check.missing)
@@ -483,7 +485,6 @@ class _ClaimTarget:
 
     key: list[str]
     hard: set[str]
-    given: set[str]
     slots: Slots
     entities: tuple[str, ...]
     loose: bool = False
@@ -529,11 +530,9 @@ class _ClaimTarget:
             hard.update(w for w in content_words(ent) if w in key)
             if all(w in key for w in content_words(ent)):
                 phrases.append(ent)
-        given = set() if parts is not None or _NO_GIVEN else set(content_words(_given_part(question)))
         return _ClaimTarget(
             key=key,
             hard=hard,
-            given=given,
             slots=slots,
             entities=slots.entities,
             loose=loose,
@@ -549,24 +548,6 @@ def _subject_name(sentence: str) -> bool:
         return False
     nxt = tokens[1].lower().strip(",.")
     return nxt in _AUX_WORDS or nxt in _SUBJECT_VERBS or bool(re.fullmatch(r"[a-z]{3,}ed", nxt))
-
-
-def _given_part(question: str) -> str:
-    """The question minus its wh-phrase and answer options: what it takes as established."""
-    q = question.strip().rstrip("?")
-    # "X or Y" options at the end of a choice question are what is being asked.
-    m = re.search(r"[,:]\s*([^,:]+\s+or\s+[^,:]+)$", q)
-    if m:
-        q = q[: m.start()]
-    words = q.split()
-    for i, w in enumerate(words):
-        if w.lower() in _WH_WORDS:
-            if i == 0:
-                rest = words[1:]
-                cut = next((j for j, t in enumerate(rest[:4]) if t.lower() in _AUX_WORDS), 0)
-                return " ".join(rest[cut:])
-            return " ".join(words[:i])
-    return q
 
 
 def _is_heading(text: str) -> bool:
@@ -622,8 +603,10 @@ _AUX_WORDS = frozenset(
         "must",
     ]
 )
+# A sentence leaning on the previous one: "It ...", "Today it holds ...", "The latter ...".
 _ANAPHOR = re.compile(
-    r"^(?:it|he|she|they|this|these|its|his|her|their|the latter|the former)\b", re.I
+    r"^(?:this|these|both|each|the latter|the former|(?:\w+,?\s+){0,2}(?:it|he|she|they|its|his|her|their))\b",
+    re.I,
 )
 
 

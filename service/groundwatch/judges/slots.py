@@ -121,7 +121,9 @@ _ORDINALS = {
         1,
     )
 }
-_ORDINAL = re.compile(rf"\b({'|'.join(_ORDINALS)}|\d+(?:st|nd|rd|th))\b", re.I)
+_ORDINAL = re.compile(
+    rf"\b({'|'.join(_ORDINALS)}|\d+(?:st|nd|rd|th))\b(?:[\s-]+(?P<noun>[A-Za-z][a-z]{{2,}}))?", re.I
+)
 _DATE_MDY = re.compile(
     r"\b(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(?P<day>\d{1,2})"
@@ -384,8 +386,11 @@ def _parse_quantities(
     for m in _ORDINAL.finditer(masked):
         word = m.group(1).lower()
         value = float(_ORDINALS.get(word) or int(re.sub(r"\D", "", word)))
-        out.append(Quantity(value, value, "ord", m.group(0), (value, value)))
-        masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
+        # "first governor" and "first settlement" are different slots.
+        noun = (m.group("noun") or "").lower()
+        kind = "ord:" + (stem(noun) if noun and noun not in STOPWORDS else "")
+        out.append(Quantity(value, value, kind, m.group(0), (value, value)))
+        masked = masked[: m.start()] + " " * (m.end(1) - m.start()) + masked[m.end(1) :]
     for m in _QUANTITY.finditer(masked):
         a = _to_number(m.group("a"))
         if a is None:
@@ -519,6 +524,10 @@ def _same_unit(a: Quantity, b: Quantity) -> bool:
 def _kinds_compatible(a: Quantity, b: Quantity) -> bool:
     if a.kind == b.kind:
         return True
+    if a.kind.startswith("ord:") or b.kind.startswith("ord:"):
+        return (
+            a.kind.startswith("ord:") and b.kind.startswith("ord:") and "ord:" in (a.kind, b.kind)
+        )
     if a.kind.startswith("cur:") and b.kind.startswith("cur:"):
         return True  # another currency is another amount
     # A bare number ("14") may stand for any count or amount; nouns must agree otherwise.

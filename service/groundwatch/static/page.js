@@ -72,6 +72,12 @@ async function loadWindows() {
   }
   const dbody = $("drift").querySelector("tbody");
   dbody.replaceChildren();
+  if (data.drift.length === 0) {
+    const tr = document.createElement("tr");
+    cell(tr, "no drift values yet: current window or reference has fewer than " +
+      data.min_samples + " samples").colSpan = 4;
+    dbody.appendChild(tr);
+  }
   for (const d of data.drift) {
     for (const [metric, value] of Object.entries(d.psi)) {
       const tr = document.createElement("tr");
