@@ -14,7 +14,8 @@ as wall time *and* process CPU time, and ratios are taken within the run):
 2. cold pass: ``--traces`` traces through ``groundwatch.evaluator.Evaluator`` in batches of
    ``--batch-traces`` with an empty embedding cache;
 3. warm pass: ``--traces`` *other* traces over the same knowledge base (new questions and
-   answers, recurring passages), cache kept from the cold pass;
+   answers, recurring passages), after an untimed pre-warm that caches their passages (the steady
+   state of a long-running service, whose cache holds the popular knowledge base);
 4. for each pass, the raw model time: every text the evaluator sent to the model is recorded by
    a wrapper around the inner embedder; the bare model (``forward`` only, same batches, same
    shapes) is then timed on exactly those texts; the ratio evaluator time / raw model time says
@@ -44,6 +45,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -339,7 +341,7 @@ def _compare(base: EmbeddingSettings, texts: list[str], rounds: int, export_dir:
         f"torch-fp32 t{cores}": _make_inner("torch", base, cores),
     }
     torch_inner = inners[f"torch-fp32 t{cores}"]
-    tokens = sum(len(x) for x in torch_inner.count_tokens(texts))
+    tokens = sum(int(b.lengths.sum()) for b in torch_inner.batches(texts))
     half = len(texts) // 2
     one = inners["onnx-int8 t1"]
 
@@ -347,13 +349,11 @@ def _compare(base: EmbeddingSettings, texts: list[str], rounds: int, export_dir:
         with ThreadPoolExecutor(2) as pool:
             list(pool.map(one.embed, [texts[:half], texts[half:]]))
 
-    runs: dict[str, Callable[[], Any]] = {
-        k: (lambda e=e: e.embed(texts)) for k, e in inners.items()
-    }
+    runs: dict[str, Callable[[], Any]] = {k: partial(e.embed, texts) for k, e in inners.items()}
     runs["onnx-int8 t1 x2 callers"] = two_callers
-    for bs in (16, 32, 128):
+    for bs in (8, 16, 32):
         probe = _make_inner("onnx", base.model_copy(update={"batch_size": bs}), cores)
-        runs[f"onnx-int8 t{cores} batch{bs}"] = lambda e=probe: e.embed(texts)
+        runs[f"onnx-int8 t{cores} batch{bs}"] = partial(probe.embed, texts)
     res = _interleaved(runs, rounds)
     ref = res[f"torch-fp32 t{cores}"][0]
     for k, (w, c) in res.items():
@@ -428,6 +428,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds for --compare")
     ap.add_argument("--profile", action="store_true", help="profile a warm pass")
     ap.add_argument(
+        "--no-prewarm",
+        action="store_true",
+        help="warm pass without first caching its passages (cache = what the cold pass left)",
+    )
+    ap.add_argument(
+        "--compare-texts", type=int, default=400, help="texts (of the cold pass) for --compare"
+    )
+    ap.add_argument(
         "--export-dir",
         type=Path,
         default=Path(os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache")))
@@ -468,6 +476,20 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     p_cold = _run_pass("cold", evaluator, cold, args.batch_traces, args.workers, cache, recorder)
     _report_pass(p_cold, _raw_model(inner, p_cold.calls))
+    if not args.no_prewarm:
+        # Steady state: the knowledge base's passages are cached (a long-running service has
+        # seen every popular chunk). Untimed: one pass over the warm traces' distinct passages.
+        t0 = time.perf_counter()
+        passages = list({c.text: c for t in warm for c in t.contexts}.values())
+        filler = [
+            RagTrace(trace_id=f"prewarm-{i}", question="", contexts=passages[i : i + 5])
+            for i in range(0, len(passages), 5)
+        ]
+        evaluator.evaluate_batch(filler)
+        print(
+            f"\nprewarm: {len(passages)} distinct passages of the warm traces cached "
+            f"in {time.perf_counter() - t0:.1f} s (untimed)"
+        )
     p_warm = _run_pass("warm", evaluator, warm, args.batch_traces, args.workers, cache, recorder)
     _report_pass(p_warm, _raw_model(inner, p_warm.calls))
     print(
@@ -484,6 +506,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
     if args.compare:
         texts = list(dict.fromkeys(t for call in p_cold.calls for t in call))
+        texts = texts[:: max(1, len(texts) // args.compare_texts)][: args.compare_texts]
         _compare(settings, texts, args.rounds, args.export_dir)
 
 

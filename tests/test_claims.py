@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from groundwatch.judges.claims import content_words, extract_claims, is_terse, split_sentences
+from groundwatch.judges.refusal import is_refusal_sentence
 
 
 @pytest.mark.parametrize(
@@ -116,3 +117,26 @@ def test_empty_answer_has_no_claims() -> None:
 def test_content_words_stem_and_split_hyphens() -> None:
     assert "refundable" in content_words("Annual plans are non-refundable.")
     assert content_words("Q3 revenue") == ("third", "quarter", "revenue")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The handbook does not mention a home office stipend.",
+        "There's nothing about that in the knowledge base.",
+        "The context provided doesn't say when the office opens.",
+        "I couldn't find any information about gym memberships in the provided documents.",
+    ],
+)
+def test_refusal_phrases(sentence: str) -> None:
+    assert is_refusal_sentence(sentence)
+    assert extract_claims("q?", sentence) == []
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["The policy does not cover flood damage.", "The plan does not include SSO."],
+)
+def test_negative_facts_are_not_refusals(sentence: str) -> None:
+    assert not is_refusal_sentence(sentence)
+    assert extract_claims("q?", sentence) == [sentence]

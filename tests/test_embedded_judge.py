@@ -266,3 +266,23 @@ def test_throughput_warm_cache(judge: EmbeddedJudge) -> None:
     judge.judge_batch(traces)
     rate = len(traces) / (time.perf_counter() - start)
     assert rate >= 20.0, f"{rate:.1f} traces/s"
+
+
+@pytest.mark.parametrize(
+    ("answer", "refusal"),
+    [
+        ("I have no data on this topic.", True),
+        ("Unfortunately I can't answer that from the given context.", True),
+        ("Sorry, that is not something the sources cover.", True),
+        ("The policy does not cover flood damage.", False),
+        (
+            "The handbook does not mention a stipend, but employees may work remotely two days "
+            "a week.",
+            False,
+        ),
+    ],
+)
+def test_refusal_detection(judge: EmbeddedJudge, answer: str, refusal: bool) -> None:
+    contexts = ["Employees may work remotely up to two days per week."]
+    result = _judge_one(judge, _trace("Is there a home office stipend?", contexts, answer))
+    assert result.refusal is refusal

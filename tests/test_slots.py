@@ -85,3 +85,21 @@ def test_polarity() -> None:
     assert not polarity_negated("Annual plans are refundable.")
     assert polarity_negated("Is the plan refundable? No.")
     assert not polarity_negated("Delivery takes no longer than 3 days.")
+
+
+def test_bounds_are_not_negations() -> None:
+    assert not polarity_negated("Do not take more than eight tablets in 24 hours.")
+    assert not polarity_negated("The fee must not exceed $50.")
+    assert (
+        _conflicts("You can take up to 8 tablets a day.", "Do not take more than 8 tablets a day.")
+        == []
+    )
+
+
+def test_parenthesised_dates_never_clash() -> None:
+    evidence = "Jane Doe (born March 2, 1975) joined Acme as CTO."
+    check = compare_slots(
+        parse_slots("Jane Doe joined Acme in 2019."), parse_slots(evidence), evidence
+    )
+    assert check.conflicts == []
+    assert check.missing == ["2019"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 from groundwatch.judges.refusal import is_refusal_sentence
 
@@ -197,10 +198,13 @@ def split_sentences(text: str) -> list[str]:
             end = m.end(1)
             chunk = line[start:end]
             nxt = line[m.end() : m.end() + 1]
+            tail = line[max(start, end - 40) : end]  # only the last word matters (and O(n))
             if (
                 m.group(1) == "."
-                and _is_abbreviation(chunk)
-                and not (nxt.isupper() and _ends_acronym_sentence(chunk, line[m.end() :]))
+                and _is_abbreviation(tail)
+                and not (
+                    nxt.isupper() and _ends_acronym_sentence(tail, line[m.end() : m.end() + 20])
+                )
             ):
                 continue
             if nxt and nxt.islower():
@@ -319,8 +323,15 @@ _PREPS = _words(
 
 
 def _is_verb(token: str) -> bool:
-    t = token.lower().strip(",.;:")
-    return t in _AUX or t in _VERBS
+    t = token.lower().strip(",.;:").replace("’", "'")
+    return t in _AUX or t in _VERBS or t in _CONTRACTIONS
+
+
+_CONTRACTIONS = frozenset(
+    f"{p}{c}"
+    for p in ("it", "there", "that", "he", "she", "what", "who", "they", "we", "you", "i")
+    for c in ("'s", "'re", "'m", "'ve", "'ll", "'d")
+)
 
 
 _VERB_FOLLOWERS = _words(
@@ -421,47 +432,43 @@ def _resolve_pronoun(sentence: str, antecedent: str | None, person: str | None =
 
 
 def _split_conjunctions(sentence: str) -> list[str]:
-    parts = _CONJ.split(sentence)
-    if len(parts) == 1:
+    seps = list(_CONJ.finditer(sentence))
+    if not seps or len(seps) > _MAX_CONJUNCTS:
         return [sentence]
-    out: list[str] = [parts[0]]
-    for part in parts[1:]:
-        prev = out[-1]
+    starts = [0, *(m.end() for m in seps)]
+    ends = [*(m.start() for m in seps), len(sentence)]
+    # Each output piece: [prefix, start, end] = prefix + sentence[start:end]; merging a part
+    # into the previous piece extends its slice, so the original separator is kept.
+    out: list[list[Any]] = [["", starts[0], ends[0]]]
+    for start, end in zip(starts[1:], ends[1:], strict=True):
+        part = sentence[start:end]
+        prev = out[-1][0] + sentence[out[-1][1] : out[-1][2]]
         words = part.split()
         if len(words) < 2 or not _has_verb(prev):
-            out[-1] = _rejoin(prev, part, sentence)
+            out[-1][2] = end
             continue
         first = words[0].strip(",").lower()
         if _is_verb(first) or re.fullmatch(r"[a-z]{3,}ed", first):
-            subject = subject_of(out[0])
+            subject = subject_of(out[0][0] + sentence[out[0][1] : out[0][2]])
             if subject is None:
-                out[-1] = _rejoin(prev, part, sentence)
-                continue
-            out.append(f"{subject} {part}")
-        elif any(_is_verb(w) for w in words[1:8]) or re.fullmatch(
-            r"[a-z]+ed", words[1].strip(",.").lower()
+                out[-1][2] = end
+            else:
+                out.append([subject + " ", start, end])
+        elif (
+            any(_is_verb(w) for w in words[1:8])
+            or re.fullmatch(r"[a-z]+ed", words[1].strip(",.").lower())
+            # Gapping with a second value: "one bag of 23 kg in economy, and two bags of
+            # 32 kg in business": separate facts even though the verb is not repeated.
+            or (len(words) >= 3 and _NUMBER.search(prev) and _NUMBER.search(part))
         ):
-            out.append(part[0].upper() + part[1:])
-        elif len(words) >= 3 and _NUMBER.search(prev) and _NUMBER.search(part):
-            # Gapping with a second value: "one bag of 23 kg in economy, and two bags of 32 kg
-            # in business": separate facts even though the verb is not repeated.
-            out.append(part[0].upper() + part[1:])
+            out.append(["", start, end])
         else:
-            out[-1] = _rejoin(prev, part, sentence)
-    return [_finish(p) for p in out]
+            out[-1][2] = end
+    return [_finish(prefix + sentence[a:b]) for prefix, a, b in out]
 
 
+_MAX_CONJUNCTS = 12
 _NUMBER = re.compile(r"\d")
-
-
-def _rejoin(prev: str, part: str, sentence: str) -> str:
-    # Find the original separator between the two pieces to keep the text faithful.
-    idx = sentence.find(part, len(prev))
-    if idx > 0:
-        start = sentence.find(prev)
-        if start >= 0:
-            return sentence[start:idx] + part
-    return f"{prev} and {part}"
 
 
 def _finish(text: str) -> str:
@@ -520,6 +527,8 @@ def extract_claims(question: str, answer: str) -> list[str]:
     question = " ".join(question.split())
     text = _CITATION.sub("", answer).strip()
     if is_terse(text):
+        if is_refusal_sentence(text):
+            return []
         m = _YES_NO.match(text)
         rest = _YES_NO.sub("", text).strip().rstrip(".!")
         if m and (not rest or _BARE_AUX.match(rest)):

@@ -17,13 +17,16 @@ compared slot by slot (:mod:`groundwatch.judges.slots`). Verdicts:
 * ``contradicted``: a sentence clearly about the same thing (high alignment) disagrees on a slot
   (number, date, negation, modality, comparative, or an entity swapped in place);
 * ``not_found``: anything else. A value taken from a passage about another country, tier or year
-  is not supported, because the claim's qualifiers must be present in the evidence's passage.
+  is never supported: the claim's words (names above all) must be in the evidence sentence, in
+  the passage's heading or in the sentence its pronoun refers to, and a word the passages use
+  elsewhere cannot be excused as a paraphrase.
 
 ``score`` is the judge's confidence in the verdict it gives.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Sequence
@@ -69,19 +72,20 @@ DEFAULT_RELEVANCE_THRESHOLD = 0.33
 DEFAULT_SUPPORT_THRESHOLD = 0.85
 #: A sentence is "clearly about the same thing" above this cosine / coverage (contradictions).
 _CONTRA_COS = 0.55
-_DEBUG = bool(__import__("os").environ.get("GW_DEBUG"))
 _CONTRA_COVERAGE = 0.70
 _CONTRA_COS_ALONE = 0.72
 _SWAP_COS = 0.5
-_NO_GIVEN = True
 #: Paraphrase rescue: cosine above _RESCUE_FROM covers missing words the passages never use,
 #: fully at +_RESCUE_SPAN.
 _RESCUE_FROM = 0.7
 _RESCUE_SPAN = 0.25
 _SWAP_COVERAGE = 0.6
 _CANDIDATES = 5
+#: Above this many passage sentences, a claim is scored only against the nearest ones.
+_PREFILTER = 64
 
 Vectors = npt.NDArray[np.float32]
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -112,6 +116,7 @@ class _Prepared:
     answer_sentences: list[str]
     citation_claims: list[list[str]]
     df: dict[str, int]
+    postings: dict[str, list[int]]  # word -> sentences containing it
     relevant: bool = False  # some passage is relevant to the question
 
 
@@ -219,6 +224,7 @@ class EmbeddedJudge:
         passages: list[_Passage] = []
         sentences: list[_Sentence] = []
         df: dict[str, int] = {}
+        postings: dict[str, list[int]] = {}
         for i, ctx in enumerate(trace.contexts):
             idxs: list[int] = []
             texts = split_sentences(ctx.text)
@@ -227,6 +233,7 @@ class EmbeddedJudge:
                 words = frozenset(content_words(sent))
                 for w in words:
                     df[w] = df.get(w, 0) + 1
+                    postings.setdefault(w, []).append(len(sentences))
                 # What a sentence can lean on: a heading, and the sentence its pronoun refers to.
                 extra = [t for t in (heading,) if t is not None and t != sent]
                 if pos > 0 and _ANAPHOR.match(sent) and texts[pos - 1] != heading:
@@ -260,6 +267,7 @@ class EmbeddedJudge:
             answer_sentences=split_sentences(answer) if answer else [],
             citation_claims=citation_claims,
             df=df,
+            postings=postings,
         )
 
     # ------------------------------------------------------------------ judging
@@ -275,7 +283,14 @@ class EmbeddedJudge:
         q_vec = matrix[rows[trace.question]]
         relevance = self._relevance(prep, q_vec, sent_vecs)
         prep.relevant = any(r >= self.relevance_threshold for r in relevance)
-        claims = [self._judge_claim(c, matrix[rows[c]], prep, sent_vecs) for c in prep.claims]
+        # A claim that reads like a refusal ("nothing about that in the knowledge base") is
+        # not a fact about the world: drop it (the patterns already dropped the obvious ones).
+        texts = [
+            c
+            for c in prep.claims
+            if float((exemplars @ matrix[rows[c]]).max()) < self._refusals.threshold
+        ]
+        claims = [self._judge_claim(c, matrix[rows[c]], prep, sent_vecs) for c in texts]
         answer = (trace.answer or "").strip()
         refusal = False
         if prep.answer_sentences:
@@ -363,7 +378,7 @@ class EmbeddedJudge:
         cands = [i for i, s in enumerate(prep.sentences) if allowed is None or s.ctx in allowed]
         if not cands:
             return ClaimJudgement(claim, "not_found", 1.0, None, "no passage to check against")
-        target = _ClaimTarget.build(claim, prep.trace.question)
+        target = _ClaimTarget.build(claim)
         weights = dict(zip(target.key, self._weights(target.key, prep), strict=True))
         total = sum(weights.values())
         if total <= 0.0:
@@ -378,6 +393,8 @@ class EmbeddedJudge:
             # "How deep is X? 1,942 metres": align on the question's words.
             align_w = dict(zip(target.topic, self._weights(target.topic, prep), strict=True))
         align_total = sum(align_w.values()) or 1.0
+        if len(cands) > _PREFILTER:
+            cands, cos = _prefilter(cands, cos, align_w, prep)
         for j, i in enumerate(cands):
             sent = prep.sentences[i]
             cov = sum(w for word, w in align_w.items() if _fuzzy_in(word, sent.words)) / align_total
@@ -413,22 +430,11 @@ class EmbeddedJudge:
             if anchor < 0.5 and rescue < 0.5:
                 strength = min(strength, anchor)
             slots_ok = not (check.conflicts or check.qualifier_conflicts or check.missing)
-            if _DEBUG:
-                print(
-                    "   CAND",
-                    round(c, 2),
-                    round(sent_cov, 2),
-                    "soft",
-                    round(soft, 2),
-                    "anchor",
-                    round(anchor, 2),
-                    "str",
-                    round(strength, 2),
-                    hard_missing,
-                    check,
-                    "|",
-                    sent.text[:80],
-                )
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug(
+                    "candidate cos=%.2f cov=%.2f soft=%.2f anchor=%.2f strength=%.2f hard=%s %s | %s",
+                    c, sent_cov, soft, anchor, strength, hard_missing, check, sent.text[:80],
+                )  # fmt: skip
             if slots_ok and not hard_missing:
                 best_strength = max(best_strength, strength)
                 if strength >= self.support_threshold:
@@ -492,7 +498,7 @@ class _ClaimTarget:
     topic: tuple[str, ...] = ()
 
     @staticmethod
-    def build(claim: str, question: str) -> _ClaimTarget:
+    def build(claim: str) -> _ClaimTarget:
         parts = terse_claim_parts(claim)
         asserted = parts[1] if parts is not None else claim
         loose = False
@@ -631,6 +637,23 @@ def _fuzzy_in(word: str, words: frozenset[str]) -> bool:
         abs(len(x) - len(word)) == 1 and len(x) >= 5 and (x.startswith(word) or word.startswith(x))
         for x in words
     )
+
+
+def _prefilter(
+    cands: list[int], cos: Vectors, weights: dict[str, float], prep: _Prepared
+) -> tuple[list[int], Vectors]:
+    """Long contexts: keep the sentences nearest by cosine and by exact word overlap."""
+    half = _PREFILTER // 2
+    by_cos = np.argsort(-cos)[:half].tolist()
+    position = {i: j for j, i in enumerate(cands)}
+    lexical: dict[int, float] = {}
+    for word, w in weights.items():
+        for i in prep.postings.get(word, ()):
+            if i in position:
+                lexical[position[i]] = lexical.get(position[i], 0.0) + w
+    by_lex = sorted(lexical, key=lambda j: -lexical[j])[:half]
+    keep = sorted(set(by_cos) | set(by_lex))
+    return [cands[j] for j in keep], cos[keep]
 
 
 def _judge_loose(

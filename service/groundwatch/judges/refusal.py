@@ -28,8 +28,10 @@ __all__ = [
 ]
 
 #: Cosine similarity to the nearest exemplar above which a sentence counts as a refusal.
-#: Calibrated on the hard cases: refusals score 0.70-0.95, factual sentences below 0.55.
-REFUSAL_SIMILARITY_THRESHOLD = 0.72
+#: Calibrated on the answer sentences of HaluEval dev and tests/hard_cases.jsonl: factual
+#: sentences score at most 0.35 (99th percentile 0.33); paraphrased refusals 0.39-0.76, the lower
+#: ones being caught by the phrase patterns.
+REFUSAL_SIMILARITY_THRESHOLD = 0.55
 
 REFUSAL_EXEMPLARS: tuple[str, ...] = (
     "I don't know the answer to that.",
@@ -44,12 +46,11 @@ REFUSAL_EXEMPLARS: tuple[str, ...] = (
 
 _NOT_AVAILABLE = (
     r"(?:do(?:es)?\s*(?:n't|not)|did\s*(?:n't|not))\s+(?:\w+\s+){0,2}"
-    r"(?:contain|include|mention|say|specify|state|provide|cover|address|discuss|indicate|"
-    r"give|list|tell|have)"
+    r"(?:contain|mention|say|specify|state|provide|address|discuss|indicate|tell)"
 )
 _SOURCE = (
     r"(?:document|context|passage|source|text|information|knowledge base|article|excerpt|"
-    r"record|material|search result|data|documentation|policy|polic(?:y|ies))"
+    r"material|search result|data|documentation|handbook|manual|guide|faq|wiki)"
 )
 _PATTERNS = [
     r"\bi\s*(?:do\s*(?:n't|not)|don’t)\s+(?:know|have (?:that|this|enough|any|the)|"
@@ -58,8 +59,10 @@ _PATTERNS = [
     r"\bi\s+(?:cannot|can't|can not|could not|couldn't|was unable to|am unable to)\s+"
     r"(?:find|answer|determine|say|tell|provide|locate|confirm|help|verify|see|access)",
     r"\b(?:unable|not able)\s+to\s+(?:find|answer|determine|locate|confirm|provide)",
-    rf"\b(?:the|these|those|provided|given|available|retrieved)\s+(?:\w+\s+)?{_SOURCE}s?\s+"
-    rf"{_NOT_AVAILABLE}",
+    rf"\b(?:the|these|those|provided|given|available|retrieved|this|that|my)\s+(?:\w+\s+)?"
+    rf"{_SOURCE}s?\s+(?:(?:provided|given|available|shared|above|here)\s+)?{_NOT_AVAILABLE}",
+    r"\bthere(?:'s| is| are)\s+nothing\s+(?:about|on|regarding|in|related)",
+    r"\bi\s+(?:have|had|found)\s+no\s+(?:data|information|details|record|mention)",
     rf"\b(?:no|not enough|insufficient)\s+(?:relevant\s+|specific\s+|such\s+)?"
     rf"(?:information|details?|data|mention|answer|evidence)\b[^.]*\b(?:{_SOURCE}s?|available|"
     r"provided|found|given)",
@@ -110,11 +113,15 @@ class RefusalDetector:
         exemplars: npt.NDArray[np.float32] | None = None,
         claims_left: int = 0,
     ) -> bool:
-        """An answer refuses when most of its sentences refuse and little else is asserted."""
+        """An answer refuses when a sentence refuses and (almost) nothing else is asserted.
+
+        "The handbook does not mention a stipend, but you may work remotely two days a week"
+        answers part of the question: not a refusal.
+        """
         if not sentences:
             return False
         flags = self.refusal_flags(sentences, vectors, exemplars)
         refusing = sum(flags)
         if refusing == 0:
             return False
-        return refusing * 2 >= len(sentences) or claims_left == 0
+        return claims_left == 0 or (refusing * 2 > len(sentences) and claims_left < refusing)

@@ -96,7 +96,7 @@ _QUANTITY = re.compile(
     rf"(?P<a>{_NUM})"
     rf"(?:\s?(?:-|–|—|to|and)\s?(?:US\$|[$€£¥₹])?(?P<b>{_NUM}))?"
     rf"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn|k|m|b)\b)?"
-    rf"(?:\s?(?P<unit>{_UNIT_ALT})(?:e?s)?(?![a-z]))?"
+    rf"(?:\s?(?P<unit>(?:{_UNIT_ALT})(?:e?s)?)(?![a-z]))?"
     rf"(?:\s(?P<cur2>dollars?|euros?|pounds sterling|yen|rupees?|usd|eur|gbp)\b)?"
     rf"(?:\s(?P<noun>[a-z][a-z\-]{{2,}}))?",
     re.I,
@@ -230,6 +230,11 @@ _CLAUSE = re.compile(
     r"\s*(?:;|,\s*(?:but|while|whereas|although|though|however|and)\b|\s+and\s+(?=\w+\s+\w+)|\bbut\b|\bwhereas\b|\bwhile\b|\bhowever\b|\bunlike\b|\bexcept\b)\s*",
     re.I,
 )
+_BOUND_NEGATION = re.compile(
+    r"\b(?:no|not|never)\s+(?:\w+\s+){0,2}?(?:more|less|fewer|later|earlier|longer|shorter|greater|higher|"
+    r"lower|sooner)\s+than\b|\bnot\s+(?:to\s+)?exceed|\bnot only\b|\bno matter\b"
+)
+_PARENS = re.compile(r"\([^()]*\)")
 _SENTENCE_START_COMMON = STOPWORDS | frozenset(
     [
         "yes",
@@ -290,7 +295,7 @@ class Slots:
     dates: tuple[tuple[int | None, int, int | None], ...]  # (year, month, day)
     entities: tuple[str, ...]
     negated: bool | None  # None: polarity unknown (not checked)
-    modality: str | None
+    modality: tuple[str, str] | None  # ("must" | "may", the verb it bears on or "adj")
     opposites: tuple[tuple[int, int, int], ...]  # (pair index, side, occurrences)
     words: frozenset[str]
     tokens: tuple[str, ...] = ()
@@ -329,8 +334,9 @@ def _unit(raw: str | None) -> tuple[str, float] | None:
     u = raw.lower()
     if u in _UNITS:
         return _UNITS[u]
-    if u.endswith("s") and u[:-1] in _UNITS:
-        return _UNITS[u[:-1]]
+    for cut in (1, 2):
+        if u.endswith("s") and u[:-cut] in _UNITS:
+            return _UNITS[u[:-cut]]
     return None
 
 
@@ -457,8 +463,8 @@ def polarity_negated(text: str) -> bool:
     tokens = re.findall(r"[a-z]+(?:'[a-z]+)?", lowered)
     count = sum(1 for t in tokens if t in _NEGATORS)
     count += len(re.findall(r"\bnon-?[a-z]", lowered))
-    if re.search(r"\bno\s+(?:longer|later|more)\s+than\b|\bnot only\b|\bno matter\b", lowered):
-        count -= 1
+    # "no more than 8", "not later than", "not to exceed": bounds, not negations.
+    count -= len(_BOUND_NEGATION.findall(lowered))
     idx = lowered.rfind("? ")
     if idx >= 0:
         answer = lowered[idx + 2 :].strip(" .!")
@@ -471,16 +477,23 @@ def polarity_negated(text: str) -> bool:
     return count % 2 == 1
 
 
-def _modality(tokens: list[str]) -> str | None:
+_MUST = re.compile(
+    r"\b(?:(?P<adj>required|mandatory|obligatory)|must|shall|needs? to|ha(?:ve|s) to)\b"
+    r"(?:\s+(?:not|also|only|always|be|first))*(?:\s+(?P<verb>[a-z]+))?"
+)
+_MAY = re.compile(
+    r"\b(?:(?P<adj>optional|optionally)|may|might|can|could|(?:allowed|permitted) to)\b"
+    r"(?:\s+(?:not|also|only|always|be|first))*(?:\s+(?P<verb>[a-z]+))?"
+)
+
+
+def _modality(tokens: list[str]) -> tuple[str, str] | None:
+    """("must" | "may", what it bears on): "adj" for optional/required, else the next verb."""
     joined = " ".join(tokens)
-    if re.search(
-        r"\b(?:must|required|mandatory|shall|obligatory|need to|needs to|have to|has to)\b", joined
-    ):
-        return "must"
-    if re.search(
-        r"\b(?:may|might|optional|optionally|can|could|allowed to|permitted to)\b", joined
-    ):
-        return "may"
+    for kind, rx in (("must", _MUST), ("may", _MAY)):
+        m = rx.search(joined)
+        if m:
+            return kind, "adj" if m.group("adj") else stem(m.group("verb") or "")
     return None
 
 
@@ -570,6 +583,11 @@ def compare_slots(
             check.missing.append(q.text)
     # Dates and years.
     ev_years = set(evidence.years) | {d[0] for d in evidence.dates if d[0] is not None}
+    # Dates in parentheses are asides ("X (born 1975) joined in 2001"): they match, never clash.
+    core = evidence
+    if evidence_text is not None and "(" in evidence_text:
+        core = parse_slots(_PARENS.sub(" ", evidence_text))
+    core_years = set(core.years) | {d[0] for d in core.dates if d[0] is not None}
     for y, mon, day in claim.dates:
         if any(
             (y is None or ey is None or ey == y)
@@ -578,8 +596,8 @@ def compare_slots(
             for ey, em, ed in evidence.dates
         ):
             check.matched += 1
-        elif evidence.dates:
-            ey, em, ed = evidence.dates[0]
+        elif core.dates:
+            ey, em, ed = core.dates[0]
             check.conflicts.append(f"date mismatch: {mon}/{day}/{y} vs {em}/{ed}/{ey}")
         else:
             check.missing.append(f"date {mon}/{day}")
@@ -588,9 +606,9 @@ def compare_slots(
     for y in claim_years:
         if y in ctx_years:
             check.matched += 1
-        elif ev_years:
+        elif core_years:
             target = check.qualifier_conflicts if claim.quantities else check.conflicts
-            target.append(f"year mismatch: {y} vs {min(ev_years, key=lambda e: abs(e - y))}")
+            target.append(f"year mismatch: {y} vs {min(core_years, key=lambda e: abs(e - y))}")
         else:
             check.missing.append(str(y))
     # Entities: every capitalised span of the claim must appear in the evidence or its passage.
@@ -610,8 +628,16 @@ def compare_slots(
             + ", evidence is "
             + ("negative" if clause_slots.negated else "positive")
         )
-    if claim.modality and clause_slots.modality and claim.modality != clause_slots.modality:
-        check.conflicts.append(f"modality mismatch: {claim.modality} vs {clause_slots.modality}")
+    mine, theirs = claim.modality, clause_slots.modality
+    # "may be taken" vs "must be taken", "optional" vs "required"; not "can request a refund
+    # within 14 days" vs "requests must be made within 14 days" (another verb: a deadline).
+    if (
+        mine
+        and theirs
+        and mine[0] != theirs[0]
+        and (mine[1] == theirs[1] or "adj" in (mine[1], theirs[1]))
+    ):
+        check.conflicts.append(f"modality mismatch: {mine[0]} vs {theirs[0]}")
     claim_tokens = set(claim.tokens)
     clause_tokens = set(clause_slots.tokens)
     ev_count = {(idx, side): n for idx, side, n in clause_slots.opposites}
