@@ -11,8 +11,9 @@ Each line is a trace plus ``label``: ``{"hallucinated": bool}`` (trace-labeled) 
 claim not supported).
 
 Decision rule (documented): a trace is predicted *hallucinated* when its faithfulness is below
-1.0, i.e. when any claim is contradicted or not found. AUROC uses ``1 - faithfulness`` with the
-mean claim support as a tie-breaker. Claim-labeled predictions are matched to labeled claims by
+1.0, i.e. when any claim is contradicted or not found (a trace without claims, e.g. a refusal,
+counts as not hallucinated). AUROC is computed on ``1 - faithfulness``, and again with the claim
+scores breaking ties within a faithfulness level. Claim-labeled predictions are matched to labeled claims by
 best word overlap (the judge's claim text need not equal the label's).
 """
 
@@ -59,6 +60,7 @@ class AccuracyReport:
     recall: float = 0.0
     f1: float = 0.0
     auroc: float | None = None
+    auroc_graded: float | None = None
     claim_accuracy: float | None = None
     contradicted_precision: float | None = None
     confusion: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -74,6 +76,7 @@ class AccuracyReport:
             f"hallucinated precision/recall/F1: {self.precision:.3f} / {self.recall:.3f} / "
             f"{self.f1:.3f}",
             f"AUROC (1 - faithfulness): {_fmt(self.auroc)}",
+            f"AUROC (1 - faithfulness, ties broken by claim scores): {_fmt(self.auroc_graded)}",
             f"throughput: {self.traces_per_s:.1f} traces/s",
         ]
         if self.claim_accuracy is not None:
@@ -146,6 +149,7 @@ def score_records(
     truth: list[bool] = []
     pred: list[bool] = []
     scores: list[float] = []
+    graded: list[float] = []
     confusion: dict[str, dict[str, int]] = {v: dict.fromkeys(VERDICTS, 0) for v in VERDICTS}
     claim_total = claim_right = 0
     refusal_total = refusal_right = 0
@@ -160,7 +164,8 @@ def score_records(
         predicted = record.faithfulness is not None and record.faithfulness < 1.0
         truth.append(hallucinated)
         pred.append(predicted)
-        scores.append(_unsupported_score(record))
+        scores.append(0.0 if record.faithfulness is None else 1.0 - record.faithfulness)
+        graded.append(_unsupported_score(record))
         for flag, ctx in zip(label.get("relevant") or [], record.contexts, strict=False):
             relevance_total += 1
             relevance_right += int(bool(flag) == ctx.relevant)
@@ -212,6 +217,7 @@ def score_records(
         else 0.0
     )
     report.auroc = auroc(scores, truth)
+    report.auroc_graded = auroc(graded, truth)
     if claim_total:
         report.claim_accuracy = claim_right / claim_total
         report.confusion = confusion

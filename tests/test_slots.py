@@ -103,3 +103,14 @@ def test_parenthesised_dates_never_clash() -> None:
     )
     assert check.conflicts == []
     assert check.missing == ["2019"]
+
+
+def test_modality_on_another_verb_is_no_conflict() -> None:
+    # A deadline ("must be made within 14 days") does not clash with "can request".
+    assert (
+        _conflicts(
+            "You can request a refund within 14 days.",
+            "Refund requests must be made within 14 days of purchase.",
+        )
+        == []
+    )

@@ -29,6 +29,8 @@ def _configure_logging(level: str) -> None:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    # kafka-python logs every connection at INFO; keep ours readable.
+    logging.getLogger("kafka").setLevel(max(logging.WARNING, logging.getLogger().level))
 
 
 def _parser() -> argparse.ArgumentParser:

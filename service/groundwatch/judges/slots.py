@@ -648,9 +648,9 @@ def compare_slots(
         # "lower" (counted, since "at higher altitudes the point is lower" has both).
         if ev_count.get(other, 0) > claim_count.get(other, 0) and n > ev_count.get((idx, side), 0):
             words = _OPPOSITES[idx]
-            mine = sorted(w for w in words[side] if w in claim_tokens) or sorted(words[side])
-            theirs = sorted(w for w in words[1 - side] if w in clause_tokens) or sorted(
+            said = sorted(w for w in words[side] if w in claim_tokens) or sorted(words[side])
+            found = sorted(w for w in words[1 - side] if w in clause_tokens) or sorted(
                 words[1 - side]
             )
-            check.conflicts.append(f"comparative mismatch: {mine[0]} vs {theirs[0]}")
+            check.conflicts.append(f"comparative mismatch: {said[0]} vs {found[0]}")
     return check
