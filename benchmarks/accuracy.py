@@ -289,9 +289,13 @@ def calibrate_relevance(rows: Sequence[dict[str, Any]], judge: EmbeddedJudge) ->
         bacc = (sum(p >= t for p in pos) / len(pos) + sum(n < t for n in neg) / len(neg)) / 2
         if bacc > best_bacc:
             best, best_bacc = t, bacc
+    t = judge.relevance_threshold
     print(
-        f"relevance: AUROC {_fmt(auroc(pos + neg, [True] * len(pos) + [False] * len(neg)))}, "
-        f"best threshold {best:.2f} (balanced accuracy {best_bacc:.3f})"
+        f"relevance: AUROC {_fmt(auroc(pos + neg, [True] * len(pos) + [False] * len(neg)))}; "
+        f"best threshold on these (easy, off-topic) negatives {best:.2f} "
+        f"(balanced accuracy {best_bacc:.3f}); at the judge's {t:.2f}: "
+        f"{sum(p >= t for p in pos) / len(pos):.3f} of own passages relevant, "
+        f"{sum(n < t for n in neg) / len(neg):.3f} of other passages not"
     )
     return best
 

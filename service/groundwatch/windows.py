@@ -415,9 +415,9 @@ class BucketWindows:
                     missing.append(key)
         fetched = self._fetch(missing) if missing else {}
         with self._cache_lock:
-            wanted = set(keys)
-            for key in [k for k in self._cache if k not in wanted]:
-                del self._cache[key]  # bounded by what the current windows need
+            # Bounded: entries live at most 2 * read_cache_s and keys are buckets in retention.
+            for key in [k for k, (expires, _) in self._cache.items() if expires <= now]:
+                del self._cache[key]
             for key in missing:
                 raw = fetched.get(key)
                 parsed = self._parse(raw) if raw else {}

@@ -61,8 +61,8 @@ RULES_VERSION = "r1"
 #: Passage relevance threshold (relevance = 0.6 * max cosine of question vs passage sentences
 #: + 0.4 * IDF-weighted share of question words in the passage). Calibrated with
 #: ``benchmarks/accuracy.py FILE --calibrate``: on HaluEval dev, a question's own passage vs
-#: another question's passage separate with AUROC 1.00 (at 0.33: 97% of own passages relevant,
-#: 99.7% of others not); on the hand-labeled in-domain passages of tests/hard_cases.jsonl
+#: another question's passage separate with AUROC 1.00 (at 0.33: 97.0% of own passages relevant,
+#: 99.3% of others not); on the hand-labeled in-domain passages of tests/hard_cases.jsonl
 #: off-topic passages score <= 0.32 and on-topic ones >= 0.35.
 DEFAULT_RELEVANCE_THRESHOLD = 0.33
 #: Support strength (IDF-weighted coverage of the claim's words by a sentence and its window,
