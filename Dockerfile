@@ -13,6 +13,10 @@ RUN python -m venv /opt/venv
 COPY pyproject.toml README.md constraints.txt ./
 COPY service ./service
 COPY consumers ./consumers
+# torch first, from the CPU index (as scripts/run does): the model package's sentence-transformers
+# dependency would otherwise pull a multi-GB CUDA build. The embedded judge itself runs on
+# onnxruntime; torch is only the optional `torch` embedding runtime.
+RUN /opt/venv/bin/pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0
 # Pinned by constraints.txt; `pip install .` also installs the embedded model packages.
 RUN /opt/venv/bin/pip install --constraint constraints.txt .
 
