@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from groundwatch.judges.claims import stem
 from groundwatch.judges.slots import compare_slots, parse_slots, polarity_negated
 
 
@@ -114,3 +115,68 @@ def test_modality_on_another_verb_is_no_conflict() -> None:
         )
         == []
     )
+
+
+# --------------------------------------------------------------------------- r2 mechanisms
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # Model codes are identifiers, not quantities.
+        (
+            "The HX-200 filter lasts 12 months.",
+            "The HEPA-13 filter must be replaced every 12 months.",
+        ),
+        # Spelled-out durations and sizes.
+        ("Take it half an hour before a meal.", "Take it at least 30 minutes before a meal."),
+        ("The window is a fortnight.", "The window is 14 days."),
+        ("New hires serve a ninety-day probation.", "New hires serve a probation of 90 days."),
+        ("The tier gives two thousand gigabytes.", "The tier includes 2 TB of storage."),
+        # Numbers attached to other things in the sentence are no rivals.
+        ("Each side has 7 players.", "It is played on the pitch used for fifteen-a-side rugby."),
+        # An evidence value equal to one claim value is not another claim value's rival.
+        (
+            "Probation is 90 days, with seven days' notice.",
+            "All new staff serve a probation of 90 days.",
+        ),
+        (
+            "It applies from 1 January 2026 and Article 4 from 1 July 2025.",
+            "Article 4 applies from 1 July 2025.",
+        ),
+        # A negation about something the claim does not say is no polarity clash.
+        (
+            "A payment more than ten days late incurs a fee of 5%.",
+            "If a payment is not received within 10 days, a late charge of 5% is added.",
+        ),
+    ],
+)
+def test_r2_agreeing_slots(claim: str, evidence: str) -> None:
+    assert _conflicts(claim, evidence) == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "reason"),
+    [
+        ("Returns are accepted within 30 days.", "Returns are accepted within 45 days.", "number"),
+        ("New hires get 18 days.", "New hires receive 15 vacation days.", "number"),
+        ("The plan is refundable.", "The plan is not refundable.", "negation"),
+        ("Staff can work remotely without approval.", "Approval is required.", "negation"),
+    ],
+)
+def test_r2_still_disagreeing(claim: str, evidence: str, reason: str) -> None:
+    conflicts = _conflicts(claim, evidence)
+    assert conflicts, claim
+    assert conflicts[0].startswith(reason), conflicts
+
+
+def test_quantity_context_records_what_the_value_is_about() -> None:
+    [q] = parse_slots("Employees receive 15 vacation days.").quantities
+    assert q.kind == "time"
+    assert {"vacation", stem("receive")} <= q.context
+
+
+def test_passage_value_closer_to_claim_suppresses_rival() -> None:
+    claim = parse_slots("Core inflation eased to 2.9% in March.")
+    sentence = "Headline inflation fell to 2.4% in March."
+    passage = parse_slots(sentence + " Core inflation eased to 2.9%.")
+    check = compare_slots(claim, parse_slots(sentence), sentence, passage)
+    assert not check.conflicts

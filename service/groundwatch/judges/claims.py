@@ -28,9 +28,11 @@ from typing import Any
 from groundwatch.judges.refusal import is_refusal_sentence
 
 __all__ = [
+    "LIGHT_WORDS",
     "STOPWORDS",
     "content_words",
     "extract_claims",
+    "has_verb",
     "is_terse",
     "split_sentences",
     "stem",
@@ -118,8 +120,29 @@ _IRREGULAR = {
 }
 
 
+# General synonyms (stems) read as one word, so that a paraphrase covers its original.
+_SYNONYMS = {
+    form: canon
+    for group in _words(
+        """
+    allow:permit,let,authoriz,authoris cost:pric,charg buy:purchas get:receiv,obtain
+    start:begin,commenc end:finish,terminat make:manufactur,produc larg:big small:littl
+    includ:contain show:display need:requir help:assist use:utiliz,utilis keep:retain
+    choos:select repli:respond,answer fast:quick,rapid car:vehicl
+    """
+    )
+    for canon, forms in [group.split(":")]
+    for form in forms.split(",")
+}
+
+
 def stem(word: str) -> str:
     """A tiny suffix-stripping stemmer: enough for lexical overlap, not for linguistics."""
+    base = _stem(word)
+    return _SYNONYMS.get(base, base)
+
+
+def _stem(word: str) -> str:
     w = word.lower().replace("’", "'")
     if w.endswith("'s"):
         w = w[:-2]
@@ -127,6 +150,17 @@ def stem(word: str) -> str:
         return _IRREGULAR[w]
     if len(w) <= 3:
         return w
+    out = _strip_suffix(w)
+    # "permitted" -> "permitt" -> "permit"; "stopped" -> "stop" (not "call", "miss", "buzz").
+    if len(out) >= 5 and out[-1] == out[-2] and out[-1] not in "lsz" and out != w:
+        out = out[:-1]
+    # "include" / "included" / "includes": drop a final silent e.
+    if len(out) >= 5 and out.endswith("e") and not out.endswith("ee"):
+        out = out[:-1]
+    return out
+
+
+def _strip_suffix(w: str) -> str:
     for suffix, repl in (
         ("ies", "y"),
         ("ied", "y"),
@@ -296,7 +330,8 @@ _VERBS = _words(
     features featured stars starred directed directs produced produces owns owned created
     creates developed develops introduced introduces replaced replaces signed signs joined joins
     moved moves covers held holds hosts hosted ships shipped sells sold ranks ranked measures
-    measured weighs weighed reaches reached spans spanned
+    measured weighs weighed reaches reached spans spanned let lets keep keeps kept earn earns
+    earned accept accepts accepted fell falls rose rises eased eases
     """
 )
 _PRONOUNS = {
@@ -312,13 +347,37 @@ _PRONOUNS = {
     "their": "'s",
 }
 _CONJ = re.compile(
-    r"\s*(?:;|,\s*(?:and|but|while|whereas|yet|so)\s|\s(?:and|but|whereas)\s)\s*", re.I
+    r"\s*(?:;|,\s*(?:and|but|while|whereas|yet|so|although|though)\s|\s(?:and|but|whereas)\s)"
+    r"\s*",
+    re.I,
 )
 _WH = frozenset(["what", "which", "who", "whom", "whose", "when", "where", "why", "how"])
 _PREPS = _words(
     """
     in on at by for with from into to of about during after before under over
     """
+)
+
+
+#: Stems of verbs and common words that say little of what a claim asserts (coverage weighs
+#: them lightly): the verb list above, irregular verbs, and frequent general words.
+LIGHT_WORDS = frozenset(
+    stem(w)
+    for w in _VERBS
+    | frozenset(_IRREGULAR)
+    | frozenset(_IRREGULAR.values())
+    | _words(
+        """
+    say says said state states stated mention mentions mentioned note notes noted report reports
+    reported explain explains explained describe describes described tell told put go goes come
+    comes want wants like find finds found set sets let lets help helps call calls able
+    available typical normal normally standard general main various several certain total whole
+    entire full usual new old get gets got keep keeps kept bring brings take takes took taken
+    give gives gave given make makes made allow allows allowed permit permits permitted offer
+    offers include includes including contain contains receive receives received well still
+    already later now today even simply different same particular specific possible
+    """
+    )
 )
 
 
@@ -444,7 +503,9 @@ def _split_conjunctions(sentence: str) -> list[str]:
         part = sentence[start:end]
         prev = out[-1][0] + sentence[out[-1][1] : out[-1][2]]
         words = part.split()
-        if len(words) < 2 or not _has_verb(prev):
+        # "Articles 4 and 7 apply": a list of numbers, not two facts.
+        joins_numbers = prev.rstrip()[-1:].isdigit() and part[:1].isdigit()
+        if len(words) < 2 or not _has_verb(prev) or joins_numbers:
             out[-1][2] = end
             continue
         first = words[0].strip(",").lower()
@@ -456,7 +517,7 @@ def _split_conjunctions(sentence: str) -> list[str]:
                 out.append([subject + " ", start, end])
         elif (
             any(_is_verb(w) for w in words[1:8])
-            or re.fullmatch(r"[a-z]+ed", words[1].strip(",.").lower())
+            or any(re.fullmatch(r"[a-z]{3,}ed", w.strip(",.").lower()) for w in words[1:4])
             # Gapping with a second value: "one bag of 23 kg in economy, and two bags of
             # 32 kg in business": separate facts even though the verb is not repeated.
             or (len(words) >= 3 and _NUMBER.search(prev) and _NUMBER.search(part))
@@ -465,6 +526,11 @@ def _split_conjunctions(sentence: str) -> list[str]:
         else:
             out[-1][2] = end
     return [_finish(prefix + sentence[a:b]) for prefix, a, b in out]
+
+
+def has_verb(text: str) -> bool:
+    """True when ``text`` reads as a clause (a known verb, an -s verb, a past participle)."""
+    return _has_verb(text)
 
 
 _MAX_CONJUNCTS = 12

@@ -39,9 +39,11 @@ from groundwatch.contract import RagTrace
 from groundwatch.embedding import Embedder
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
 from groundwatch.judges.claims import (
+    LIGHT_WORDS,
     STOPWORDS,
     content_words,
     extract_claims,
+    has_verb,
     is_terse,
     split_sentences,
     terse_claim_parts,
@@ -57,7 +59,7 @@ __all__ = [
     "EmbeddedJudge",
 ]
 
-RULES_VERSION = "r1"
+RULES_VERSION = "r2"
 #: Passage relevance threshold (relevance = 0.6 * max cosine of question vs passage sentences
 #: + 0.4 * IDF-weighted share of question words in the passage). Calibrated with
 #: ``benchmarks/accuracy.py FILE --calibrate``: on HaluEval dev, a question's own passage vs
@@ -80,6 +82,8 @@ _SWAP_COS = 0.5
 _RESCUE_FROM = 0.7
 _RESCUE_SPAN = 0.25
 _SWAP_COVERAGE = 0.6
+#: Weight of a verb or common word relative to a name, number or noun of the same rarity.
+_LIGHT_WEIGHT = 0.3
 _CANDIDATES = 5
 #: Above this many passage sentences, a claim is scored only against the nearest ones.
 _PREFILTER = 64
@@ -314,8 +318,14 @@ class EmbeddedJudge:
         )
 
     def _weights(self, words: Sequence[str], prep: _Prepared) -> list[float]:
+        # What a claim asserts is in its names, numbers and nouns; verbs and common words are
+        # paraphrased freely ("costs" / "is priced at"), so they weigh little.
         n = max(1, len(prep.sentences))
-        return [math.log(1.0 + (n + 1) / (prep.df.get(w, 0) + 0.5)) for w in words]
+        return [
+            math.log(1.0 + (n + 1) / (prep.df.get(w, 0) + 0.5))
+            * (_LIGHT_WEIGHT if w in LIGHT_WORDS else 1.0)
+            for w in words
+        ]
 
     def _relevance(self, prep: _Prepared, q_vec: Vectors, sent_vecs: Vectors) -> list[float]:
         q_words = list(dict.fromkeys(content_words(prep.trace.question)))
@@ -404,6 +414,7 @@ class EmbeddedJudge:
         best_strength = 0.0
         contradiction: tuple[float, int, str] | None = None
         qualifier_note: str | None = None
+        agreed: dict[str, float] = {}  # claim value -> alignment of a sentence stating it
         for align, i, c, sent_cov in scored[:_CANDIDATES]:
             sent = prep.sentences[i]
             passage = prep.passages[sent.ctx]
@@ -424,7 +435,9 @@ class EmbeddedJudge:
             # elsewhere but not here ("economy" vs this "business class" sentence) means the
             # sentence is about something else, and no similarity makes up for it.
             foreign_missing = sum(
-                weights[w] for w in target.key if w not in covered and prep.df.get(w, 0) == 0
+                weights[w]
+                for w in target.key
+                if w not in covered and (prep.df.get(w, 0) == 0 or w in LIGHT_WORDS)
             )
             strength = soft + rescue * foreign_missing / total if weights else soft
             if anchor < 0.5 and rescue < 0.5:
@@ -435,6 +448,9 @@ class EmbeddedJudge:
                     "candidate cos=%.2f cov=%.2f soft=%.2f anchor=%.2f strength=%.2f hard=%s %s | %s",
                     c, sent_cov, soft, anchor, strength, hard_missing, check, sent.text[:80],
                 )  # fmt: skip
+            if c >= _CONTRA_COS and not hard_missing:
+                for value in check.agreed:
+                    agreed.setdefault(value, align)
             if slots_ok and not hard_missing:
                 best_strength = max(best_strength, strength)
                 if strength >= self.support_threshold:
@@ -469,6 +485,11 @@ class EmbeddedJudge:
                     elif swap is not None and qualifier_note is None:
                         # Same value, other name: the evidence is about something else.
                         qualifier_note = "evidence is about another " + swap.split(": ", 1)[1]
+        if contradiction is not None and _value_stated(contradiction, agreed):
+            # Another sentence about the claim states this very value: the rival value is
+            # about something else, and the claim is not contradicted (at most unsupported).
+            qualifier_note = qualifier_note or "value stated elsewhere: " + contradiction[2]
+            contradiction = None
         if contradiction is not None:
             align, i, reason = contradiction
             return ClaimJudgement(
@@ -524,6 +545,13 @@ class _ClaimTarget:
             elif not yes_no and not answer_negated:
                 negated = None  # a phrase answer takes no polarity from the question
             slots = replace(slots, negated=negated)
+            # "How many days ...? 18 days": the question says what the value is about.
+            about = frozenset(content_words(parts[0]))
+            slots = replace(
+                slots,
+                quantities=tuple(replace(q, context=q.context | about) for q in slots.quantities),
+                words=slots.words | about,
+            )
             if not key and not slots.quantities and not slots.years and not slots.dates:
                 # "Yes" / "No": the question's own words carry the claim.
                 key = [w for w in dict.fromkeys(content_words(parts[0])) if w not in slot_words]
@@ -557,7 +585,12 @@ def _subject_name(sentence: str) -> bool:
 
 
 def _is_heading(text: str) -> bool:
-    return len(text.split()) <= 10 and (text.endswith(":") or not text.endswith((".", "!", "?")))
+    if len(text.split()) > 10:
+        return False
+    if text.endswith(":") or not text.endswith((".", "!", "?")):
+        return True
+    # "Driving in Spain." / "HX-200 Maintenance.": a short title without a verb.
+    return len(text.split()) <= 6 and not has_verb(text.rstrip("."))
 
 
 _SUBJECT_VERBS = frozenset(
@@ -716,6 +749,13 @@ def _entity_swap(
     ent_words = set(content_words(claim_ents[0]))
     others.sort(key=lambda e: -len(set(content_words(e)) & ent_words))
     return f"entity mismatch: {claim_ents[0]} vs {others[0]}"
+
+
+def _value_stated(contradiction: tuple[float, int, str], agreed: dict[str, float]) -> bool:
+    """The contradicted value is stated as such by a sentence at least as well aligned."""
+    align, _, reason = contradiction
+    m = re.match(r"number mismatch: (.+) vs ", reason)
+    return m is not None and agreed.get(m.group(1), -1.0) >= align - 0.05
 
 
 def _is_qualifier(target: _ClaimTarget, missing: list[str], claim: str) -> bool:

@@ -57,6 +57,8 @@ _UNITS: dict[str, tuple[str, float]] = {
     "tonne": ("mass", 1000), "ton": ("mass", 1000), "mcg": ("mass", 1e-9), "µg": ("mass", 1e-9),
     "ml": ("volume", 0.001), "l": ("volume", 1), "liter": ("volume", 1), "litre": ("volume", 1),
     "kb": ("data", 1e-3), "mb": ("data", 1), "gb": ("data", 1e3), "tb": ("data", 1e6),
+    "kilobyte": ("data", 1e-3), "megabyte": ("data", 1), "gigabyte": ("data", 1e3),
+    "terabyte": ("data", 1e6),
     "°c": ("celsius", 1), "°f": ("fahrenheit", 1), "degree": ("degree", 1),
     "sq mi": ("area_mi", 1), "km2": ("area_km", 1), "acre": ("acre", 1), "hectare": ("ha", 1),
 }  # fmt: skip
@@ -91,12 +93,15 @@ _NUM = (
     r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+|"
     rf"(?:{_NUMWORD})(?:[\s-](?:{_NUMWORD}))?)"
 )
+_NOT_MOD = "per|the|and|for|than|more|less|each|every|from|into|over|under|with|out|off"
 _QUANTITY = re.compile(
-    rf"(?<![\w.])(?P<cur>US\$|[$€£¥₹]|(?:USD|EUR|GBP|INR|CAD|AUD|CHF)\s?)?"
+    rf"(?<![\w.])(?<![A-Za-z]-)(?P<cur>US\$|[$€£¥₹]|(?:USD|EUR|GBP|INR|CAD|AUD|CHF)\s?)?"
     rf"(?P<a>{_NUM})"
     rf"(?:\s?(?:-|–|—|to|and)\s?(?:US\$|[$€£¥₹])?(?P<b>{_NUM}))?"
     rf"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn|k|m|b)\b)?"
-    rf"(?:\s?(?P<unit>(?:{_UNIT_ALT})(?:e?s)?)(?![a-z]))?"
+    # "15 vacation days", "10 calendar days": one modifier word between value and unit.
+    rf"(?:\s(?!(?:{_NOT_MOD})\b)(?P<mod>[a-z]{{3,}})(?=[\s-]?(?:{_UNIT_ALT})(?:e?s)?(?![a-z])))?"
+    rf"(?:[\s-]?(?P<unit>(?:{_UNIT_ALT})(?:e?s)?)(?![a-z]))?"
     rf"(?:\s(?P<cur2>dollars?|euros?|pounds sterling|yen|rupees?|usd|eur|gbp)\b)?"
     rf"(?:\s(?P<noun>[a-z][a-z\-]{{2,}}))?",
     re.I,
@@ -264,6 +269,8 @@ class Quantity:
     kind: str
     text: str
     raw: tuple[float, float] = (0.0, 0.0)  # as written, before unit conversion
+    #: Content words around the value in its clause: what the value is attached to.
+    context: frozenset[str] = frozenset()
 
     def overlaps(self, other: Quantity) -> bool:
         lo, hi = self.value, self.high
@@ -310,6 +317,7 @@ class SlotCheck:
     matched: int = 0
     values_matched: int = 0  # numbers, dates and years that agree
     missing: list[str] = field(default_factory=list)
+    agreed: list[str] = field(default_factory=list)  # claim values this evidence states
 
 
 def _to_number(text: str) -> float | None:
@@ -345,7 +353,7 @@ def _parse_quantities(
     text: str,
 ) -> tuple[tuple[Quantity, ...], frozenset[int], tuple[tuple[int | None, int, int | None], ...]]:
     dates: list[tuple[int | None, int, int | None]] = []
-    masked = text
+    masked = _spell_out(text)
     for rx in (_DATE_ISO, _DATE_MDY, _DATE_DMY, _DATE_MY):
         for m in rx.finditer(masked):
             mon_raw = m.group("mon").lower().rstrip(".")
@@ -403,8 +411,8 @@ def _parse_quantities(
             continue
         b = _to_number(m.group("b")) if m.group("b") else None
         raw_a = m.group("a").lower()
-        if raw_a in {"one", "single"} and not (m.group("unit") or m.group("cur")):
-            continue  # "one of the", "a single" are rarely quantities
+        if raw_a in {"one", "single", "half"} and not (m.group("unit") or m.group("cur")):
+            continue  # "one of the", "a single", "half of" are rarely quantities
         scale_raw = (m.group("scale") or "").lower()
         unit_raw = m.group("unit")
         if scale_raw in {"m", "b", "k"} and not (m.group("cur") or m.group("cur2")):
@@ -436,8 +444,41 @@ def _parse_quantities(
         if kind.startswith("n:") and kind != "n:" and m.group("noun"):
             ends.append(m.end("noun"))
         text_q = masked[m.start() : max(ends)].strip()
-        out.append(Quantity(lo, hi, kind, text_q, (min(raw), max(raw))))
+        context = _local_context(masked, m.start(), max(ends))
+        if m.group("mod") and unit:
+            context = context | frozenset(content_words(m.group("mod")))
+        out.append(Quantity(lo, hi, kind, text_q, (min(raw), max(raw)), context))
     return tuple(out), frozenset(years), tuple(dates)
+
+
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\s(?:and|but|or|while|whereas|during|after|before|with)\s")
+
+
+def _local_context(text: str, start: int, end: int, span: int = 3) -> frozenset[str]:
+    """Up to ``span`` content words either side of a value, within its clause."""
+    before = _CLAUSE_BREAK.split(text[max(0, start - 80) : start])[-1]
+    after = _CLAUSE_BREAK.split(text[end : end + 80])[0]
+    left = [w for w in content_words(before) if not any(ch.isdigit() for ch in w)]
+    right = [w for w in content_words(after) if not any(ch.isdigit() for ch in w)]
+    return frozenset(left[-span:] + right[:span])
+
+
+# Spelled-out amounts that the number pattern cannot read, as digits and a unit.
+_PHRASES = [
+    (re.compile(r"\b(?:a|one)\s+and\s+a\s+half\s+hours?\b", re.I), "90 minutes"),
+    (re.compile(r"\ban\s+hour\s+and\s+a\s+half\b", re.I), "90 minutes"),
+    (re.compile(r"\bhalf\s+an?\s+hour\b|\bhalf-hour\b", re.I), "30 minutes"),
+    (re.compile(r"\b(?:a\s+)?quarter\s+of\s+an\s+hour\b", re.I), "15 minutes"),
+    (re.compile(r"\bhalf\s+a\s+day\b", re.I), "12 hours"),
+    (re.compile(r"\bhalf\s+a\s+year\b", re.I), "6 months"),
+    (re.compile(r"\b(?:a|one)\s+fortnight\b", re.I), "14 days"),
+]
+
+
+def _spell_out(text: str) -> str:
+    for rx, repl in _PHRASES:
+        text = rx.sub(repl, text)
+    return text
 
 
 def _entities(text: str) -> tuple[str, ...]:
@@ -551,6 +592,79 @@ def _kinds_compatible(a: Quantity, b: Quantity) -> bool:
     return False
 
 
+def _negated_words(tokens: tuple[str, ...]) -> set[str]:
+    """Content words a negator bears on: the first content word within 3 tokens after it."""
+    out: set[str] = set()
+    for i, t in enumerate(tokens):
+        if t not in _NEGATORS and t not in {"t", "n", "non"}:
+            continue
+        for nxt in tokens[i + 1 : i + 4]:
+            words = content_words(nxt)
+            if words and words[0] not in {"not", "no", "never"}:
+                out.add(words[0])
+                break
+    return out
+
+
+def _negation_in_scope(claim: Slots, evidence: Slots, sentence: Slots) -> bool:
+    """A polarity clash counts only when the negated word is one the other side asserts:
+    "is not prorated" vs "is prorated", not "if a payment is not received" vs "more than ten
+    days late" (the evidence negates something the claim does not talk about)."""
+    negative, positive = (claim, evidence) if claim.negated else (evidence, claim)
+    scope = _negated_words(negative.tokens)
+    if not scope:
+        return True  # "no", "none", "nothing": the whole statement
+    words = positive.words | (sentence.words if positive is evidence else frozenset())
+    return any(_related(a, b) for a in scope for b in words)
+
+
+def _related(a: str, b: str) -> bool:
+    """Same stem, or one derivation of the other ("approval" / "approv", "refundable")."""
+    if a == b:
+        return True
+    n = min(len(a), len(b))
+    return n >= 4 and a[: max(4, n - 2)] == b[: max(4, n - 2)]
+
+
+def _same_date(
+    a: tuple[int | None, int, int | None], b: tuple[int | None, int, int | None]
+) -> bool:
+    (y, mon, day), (ey, em, ed) = a, b
+    return (
+        (y is None or ey is None or ey == y)
+        and em == mon
+        and (day is None or ed is None or ed == day)
+    )
+
+
+def _agree(q: Quantity, e: Quantity) -> bool:
+    return _kinds_compatible(q, e) and q.overlaps(e) and _same_unit(q, e)
+
+
+def _same_attribute(a: Quantity, b: Quantity) -> bool:
+    """Two values that measure the same kind of thing (a disagreement is possible)."""
+    if a.kind == "n:" or b.kind == "n:":
+        # A bare number ("two", "fifteen") is attached to nothing the unit can tell: it is the
+        # same attribute only when both are bare and their words say so.
+        return a.kind == b.kind == "n:" and bool(a.context & b.context)
+    return _kinds_compatible(a, b)
+
+
+def _rival(q: Quantity, claim: Slots, evidence: Slots, taken: set[int]) -> Quantity | None:
+    """The evidence value stating the same attribute as ``q`` with another value, if any."""
+    rivals = [
+        e for k, e in enumerate(evidence.quantities) if k not in taken and _same_attribute(q, e)
+    ]
+    if not rivals:
+        return None
+    peers = [c for c in claim.quantities if c is not q and _same_attribute(q, c)]
+    if len(rivals) == 1 and not peers:
+        return rivals[0]
+    # Several candidates: only one about the same thing (shared neighbouring words) counts.
+    best = max(rivals, key=lambda e: len(e.context & q.context))
+    return best if best.context & q.context else None
+
+
 def _entity_present(entity: str, words: frozenset[str]) -> bool:
     parts = content_words(entity)
     return bool(parts) and all(p in words for p in parts)
@@ -571,16 +685,29 @@ def compare_slots(
     check = SlotCheck()
     ctx_words = evidence.words | (context.words if context else frozenset())
     # Numbers: each claim quantity must equal some evidence quantity of a compatible kind.
+    # An evidence value that equals one claim value is that value's, not another's rival.
+    taken = {
+        k for k, e in enumerate(evidence.quantities) if any(_agree(q, e) for q in claim.quantities)
+    }
     for q in claim.quantities:
         same_kind = [e for e in evidence.quantities if _kinds_compatible(q, e)]
-        if any(q.overlaps(e) and _same_unit(q, e) for e in same_kind):
+        if any(_agree(q, e) for e in same_kind):
             check.matched += 1
-        elif same_kind:
-            check.conflicts.append(f"number mismatch: {q.text} vs {same_kind[0].text}")
+            check.agreed.append(q.text)
         elif q.kind == "n:" and q.value in evidence.years:
             check.matched += 1
         else:
-            check.missing.append(q.text)
+            rival = _rival(q, claim, evidence, taken)
+            # The passage states the claim's value elsewhere, about something closer to the
+            # claim's wording than the rival is: the sentence is not the place to compare.
+            in_passage = rival is not None and any(
+                _agree(q, e) and len(e.context & q.context) > len(rival.context & q.context)
+                for e in (context.quantities if context is not None else ())
+            )
+            if rival is not None and not in_passage:
+                check.conflicts.append(f"number mismatch: {q.text} vs {rival.text}")
+            else:
+                check.missing.append(q.text)
     # Dates and years.
     ev_years = set(evidence.years) | {d[0] for d in evidence.dates if d[0] is not None}
     # Dates in parentheses are asides ("X (born 1975) joined in 2001"): they match, never clash.
@@ -588,16 +715,13 @@ def compare_slots(
     if evidence_text is not None and "(" in evidence_text:
         core = parse_slots(_PARENS.sub(" ", evidence_text))
     core_years = set(core.years) | {d[0] for d in core.dates if d[0] is not None}
+    # As with numbers, an evidence date equal to one claim date is no rival to another.
+    date_rivals = [d for d in core.dates if not any(_same_date(c, d) for c in claim.dates)]
     for y, mon, day in claim.dates:
-        if any(
-            (y is None or ey is None or ey == y)
-            and em == mon
-            and (day is None or ed is None or ed == day)
-            for ey, em, ed in evidence.dates
-        ):
+        if any(_same_date((y, mon, day), d) for d in evidence.dates):
             check.matched += 1
-        elif core.dates:
-            ey, em, ed = core.dates[0]
+        elif date_rivals:
+            ey, em, ed = date_rivals[0]
             check.conflicts.append(f"date mismatch: {mon}/{day}/{y} vs {em}/{ed}/{ey}")
         else:
             check.missing.append(f"date {mon}/{day}")
@@ -621,7 +745,11 @@ def compare_slots(
         clause = best_clause(claim.words, evidence_text)
         if clause != evidence_text:
             clause_slots = parse_slots(clause)
-    if claim.negated is not None and claim.negated != clause_slots.negated:
+    if (
+        claim.negated is not None
+        and claim.negated != clause_slots.negated
+        and _negation_in_scope(claim, clause_slots, evidence)
+    ):
         check.conflicts.append(
             "negation mismatch: claim is "
             + ("negative" if claim.negated else "positive")
