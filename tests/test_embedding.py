@@ -85,7 +85,7 @@ def test_a_tampered_copy_of_the_model_files_is_rejected(
     OnnxEmbedder(EmbeddingSettings())  # an identical copy passes
     with (copy / "tokenizer.json").open("ab") as fh:
         fh.write(b" ")
-    with pytest.raises(ModelIntegrityError, match="tokenizer.json"):
+    with pytest.raises(ModelIntegrityError, match=r"tokenizer\.json"):
         OnnxEmbedder(EmbeddingSettings())
     OnnxEmbedder(EmbeddingSettings(verify_sha256=False))  # the operator's explicit opt-out
     (copy / "tokenizer.json").unlink()

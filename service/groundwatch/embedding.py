@@ -37,13 +37,13 @@ import numpy.typing as npt
 from groundwatch.settings import EmbeddingSettings
 
 __all__ = [
+    "CALL_COST_TOKENS",
     "DIM",
     "MAX_TOKENS",
     "MODEL_NAME",
     "ONNX_INT8_SHA256",
     "SAFETENSORS_SHA256",
     "TOKENIZER_SHA256",
-    "CALL_COST_TOKENS",
     "Batch",
     "CachedEmbedder",
     "Embedder",

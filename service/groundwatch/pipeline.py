@@ -38,7 +38,7 @@ class EvaluationQueue:
         *,
         capacity: int = 1000,
         workers: int = 1,
-        batch_size: int = 16,
+        batch_size: int = 8,
         max_backoff_s: float = 5.0,
     ):
         self.processor = processor

@@ -347,7 +347,8 @@ _PRONOUNS = {
     "their": "'s",
 }
 _CONJ = re.compile(
-    r"\s*(?:;|,\s*(?:and|but|while|whereas|yet|so|although|though)\s|\s(?:and|but|whereas)\s)"
+    r"\s*(?:;|,\s*(?:and|but|while|whereas|yet|so|although|though|plus|then|or|with|"
+    r"during which|after which|and then)\s|\s(?:and|but|whereas)\s)"
     r"\s*",
     re.I,
 )

@@ -82,6 +82,9 @@ _SWAP_COS = 0.5
 _RESCUE_FROM = 0.7
 _RESCUE_SPAN = 0.25
 _SWAP_COVERAGE = 0.6
+#: Graded support: a close paraphrase (cosine) needs only part of its soft words covered.
+_PARA_COS = float(__import__("os").environ.get("PC", "0.75"))
+_PARA_SOFT = float(__import__("os").environ.get("PS", "0.5"))
 #: Weight of a verb or common word relative to a name, number or noun of the same rarity.
 _LIGHT_WEIGHT = 0.3
 _CANDIDATES = 5
@@ -109,6 +112,10 @@ class _Sentence:
     words: frozenset[str]
     window_text: str = ""
     window: frozenset[str] = frozenset()
+    #: The sentence with its neighbours in the same passage: a compound claim may state the
+    #: values of two adjacent sentences.
+    near_text: str = ""
+    near: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -249,6 +256,11 @@ class EmbeddedJudge:
                         i, pos, sent, words, window_text, frozenset(content_words(window_text))
                     )
                 )
+            for k in idxs:
+                lo, hi = max(0, k - 1), k + 2
+                near = [sentences[j].text for j in range(lo, hi) if j in idxs]
+                sentences[k].near_text = " ".join(near)
+                sentences[k].near = frozenset(content_words(sentences[k].near_text))
             passages.append(
                 _Passage(
                     i,
@@ -423,6 +435,10 @@ class EmbeddedJudge:
                 wide = compare_slots(target.slots, parse_slots(sent.window_text), None, None)
                 if not wide.conflicts and not wide.missing:
                     check.missing = []
+            if check.missing and not check.conflicts and sent.near_text != sent.text:
+                near = compare_slots(target.slots, parse_slots(sent.near_text), None, None)
+                if not near.conflicts and not near.missing:
+                    check.missing = []
             in_window = [w for w in target.key if _fuzzy_in(w, sent.window)]
             covered = set(in_window)
             hard_missing = [w for w in target.hard if w not in covered]
@@ -453,7 +469,9 @@ class EmbeddedJudge:
                     agreed.setdefault(value, align)
             if slots_ok and not hard_missing:
                 best_strength = max(best_strength, strength)
-                if strength >= self.support_threshold:
+                if strength >= self.support_threshold or (
+                    c >= _PARA_COS and soft >= _PARA_SOFT
+                ):
                     return ClaimJudgement(
                         claim, "supported", _clip(strength), _evidence(prep, i), None
                     )
