@@ -170,3 +170,25 @@ def test_split_clause_with_participle_verb() -> None:
         "Inflation fell to 2.4% in March, and core inflation also eased, to 2.9%.",
     )
     assert len(claims) == 2
+
+
+def test_weak_conjunctions_split_only_clauses() -> None:
+    # "with" + a clause of its own: two facts.
+    claims = extract_claims(
+        "How long is a match?",
+        "A normal match has two 7-minute halves, with finals played as two halves of 10 minutes.",
+    )
+    assert len(claims) == 2
+    # "with" + a noun phrase ("a reduced rate"): one fact, kept whole with its qualifier.
+    claims = extract_claims(
+        "What was the tax rate?",
+        "In 2022 the rate was 25%, with a reduced rate of 19% for small profits.",
+    )
+    assert len(claims) == 1
+
+
+def test_hedged_lead_in_is_dropped() -> None:
+    claims = extract_claims(
+        "Did calls rise?", "As far as I can tell, the workers completed 13% more calls."
+    )
+    assert claims == ["The workers completed 13% more calls."]

@@ -13,7 +13,13 @@ from groundwatch.contract import RagTrace
 from groundwatch.embedding import CachedEmbedder, Vectors, build_embedder
 from groundwatch.evaluator import Evaluator
 from groundwatch.judges.base import Judge, JudgeError, TraceJudgement
-from groundwatch.judges.embedded import DEFAULT_RELEVANCE_THRESHOLD, EmbeddedJudge
+from groundwatch.judges.embedded import (
+    DEFAULT_RELEVANCE_THRESHOLD,
+    EmbeddedJudge,
+    _negated_prefix,
+    _spells,
+    graded_support,
+)
 from groundwatch.settings import EmbeddingSettings
 
 
@@ -48,7 +54,7 @@ def judge(embedder: CachedEmbedder) -> EmbeddedJudge:
     return j
 
 
-def _trace(question: str, contexts: list[object], answer: str | None, **kw: object) -> RagTrace:
+def _trace(question: str, contexts: Sequence[object], answer: str | None, **kw: object) -> RagTrace:
     return RagTrace.model_validate(
         {"trace_id": "t1", "question": question, "contexts": contexts, "answer": answer, **kw}
     )
@@ -65,7 +71,7 @@ def test_protocol_and_version(judge: EmbeddedJudge) -> None:
     assert judge.backend == "embedded"
     assert judge.ready()
     assert judge.version.startswith("embedded/all-MiniLM-L6-v2@onnx-int8/rel")
-    assert judge.version.endswith("/r2")
+    assert judge.version.endswith("/r3")
     assert f"rel{DEFAULT_RELEVANCE_THRESHOLD:.2f}" in judge.version
     judge.load()  # idempotent
     custom = EmbeddedJudge(judge._embedder, relevance_threshold=0.5)
@@ -205,8 +211,11 @@ def test_edge_cases_never_nan(judge: EmbeddedJudge) -> None:
         assert isinstance(r, TraceJudgement)
         assert all(not math.isnan(c.score) for c in r.claims)
         assert all(not math.isnan(x) for x in r.context_relevance)
-    assert results[0].claims[0].verdict == "not_found"
-    assert results[1].claims == []
+    first, second = results[0], results[1]
+    assert isinstance(first, TraceJudgement)
+    assert isinstance(second, TraceJudgement)
+    assert first.claims[0].verdict == "not_found"
+    assert second.claims == []
 
 
 def test_one_embed_call_per_batch(embedder: CachedEmbedder) -> None:
@@ -286,3 +295,65 @@ def test_refusal_detection(judge: EmbeddedJudge, answer: str, refusal: bool) -> 
     contexts = ["Employees may work remotely up to two days per week."]
     result = _judge_one(judge, _trace("Is there a home office stipend?", contexts, answer))
     assert result.refusal is refusal
+
+
+def test_graded_support_decision_rule() -> None:
+    # Full soft coverage supports whatever the cosine.
+    assert graded_support(0.9, 0.9, 0.1, 0, 0.85)
+    # A missing soft word no longer vetoes: a close paraphrase needs part of its words ...
+    assert graded_support(0.7, 0.65, 0.85, 0, 0.85)
+    assert not graded_support(0.7, 0.5, 0.85, 0, 0.85)
+    # ... and a sentence stating the claim's value needs half of them.
+    assert graded_support(0.55, 0.55, 0.6, 1, 0.85)
+    assert not graded_support(0.55, 0.55, 0.6, 0, 0.85)
+    assert not graded_support(0.45, 0.45, 0.6, 1, 0.85)
+    assert not graded_support(0.55, 0.55, 0.4, 1, 0.85)
+    # After a better-aligned sentence contradicted the claim, only full coverage counts.
+    assert not graded_support(0.7, 0.7, 0.9, 1, 0.85, graded=False)
+    assert graded_support(0.9, 0.9, 0.9, 1, 0.85, graded=False)
+
+
+def test_acronym_and_negative_prefix_helpers() -> None:
+    assert _spells("VAT", "Value Added Tax - rate schedule. Books are taxed at 6%.")
+    assert not _spells("VAT", "The value of added tax is 6%.")
+    assert _negated_prefix("The fee is refundable.", "Fees are non-refundable.") is not None
+    assert _negated_prefix("The fee is non-refundable.", "Fees are non-refundable.") is None
+    assert _negated_prefix("The fee is refundable.", "Fees are refundable.") is None
+
+
+def test_soft_word_missing_is_still_supported(judge: EmbeddedJudge) -> None:
+    trace = _trace(
+        "What was inflation in March?",
+        [
+            "Flash estimate. Annual inflation in the euro area is expected to be 2.4% in "
+            "March, down from 2.6% in February."
+        ],
+        "Inflation fell to 2.4% in March from 2.6% in February.",
+    )
+    [claim] = _judge_one(judge, trace).claims
+    assert claim.verdict == "supported"
+
+
+def test_negative_prefix_is_contradicted(judge: EmbeddedJudge) -> None:
+    trace = _trace(
+        "Is the registration fee refundable?",
+        ["Registration. Registration fees are non-refundable, but places can be transferred."],
+        "The registration fee is refundable.",
+    )
+    [claim] = _judge_one(judge, trace).claims
+    assert claim.verdict == "contradicted"
+    assert claim.reason is not None
+    assert claim.reason.startswith("negation mismatch")
+
+
+def test_value_in_wrong_scope_is_not_supported(judge: EmbeddedJudge) -> None:
+    trace = _trace(
+        "How heavy can my checked bag be in economy?",
+        [
+            "Economy passengers may check one bag of up to 23 kg. Business class passengers "
+            "may check two bags of up to 32 kg each."
+        ],
+        "Economy passengers may check one bag of up to 32 kg.",
+    )
+    [claim] = _judge_one(judge, trace).claims
+    assert claim.verdict == "contradicted"

@@ -292,7 +292,8 @@ _LEAD_IN = re.compile(
     r"|(?:the\s+)?(?:documents?|context|passages?|sources?|documentation)\s+"
     r"(?:says?|states?|indicates?|mentions?|shows?|suggests?|notes?|explains?)\s+(?:that\s+)?"
     r"|(?:i think|i believe|i guess|it seems|it appears|it looks like|to my knowledge|"
-    r"if i recall correctly|as far as i know|in summary|in short|to summarize|overall|"
+    r"if i recall correctly|as far as i (?:know|can tell|can see)|from what i can (?:tell|see)|"
+    r"in summary|in short|to summarize|overall|"
     r"in conclusion|please note|note|keep in mind|importantly|basically|essentially|generally|"
     r"typically|probably|likely|perhaps|maybe|possibly)(?:\s+that)?\s*,?\s+"
     r"|(?:yes|no|yeah|nope|correct|right|indeed)\s*[,!.:;\-–—]\s*)",
@@ -352,6 +353,7 @@ _CONJ = re.compile(
     r"\s*",
     re.I,
 )
+_WEAK_CONJ = re.compile(r"\b(?:plus|then|or|with|during which|after which)\b", re.I)
 _WH = frozenset(["what", "which", "who", "whom", "whose", "when", "where", "why", "how"])
 _PREPS = _words(
     """
@@ -377,6 +379,20 @@ LIGHT_WORDS = frozenset(
     give gives gave given make makes made allow allows allowed permit permits permitted offer
     offers include includes including contain contains receive receives received well still
     already later now today even simply different same particular specific possible
+    """
+    )
+    # Comparatives, quantity and position words, and frequent general verbs: paraphrased
+    # freely ("at most three in a row" / "no more than three consecutive"); the slot checks
+    # carry what they assert about values.
+    | _words(
+        """
+    most more least less over under past row front extra far half whole number amount
+    apply applies applied serve serves served wait waits waited play plays played hold holds
+    held open opens opened see sees seen plan plans planned count counts counted use uses used
+    work works worked start starts started end ends ended need needs needed require requires
+    required last lasts lasted remain remains remained become becomes became provide provides
+    provided check checks checked follow follows followed happen happens happened
+    you'll we'll they'll i'll it'll you're we're they're i'm i've you've we've they've
     """
     )
 )
@@ -495,12 +511,14 @@ def _split_conjunctions(sentence: str) -> list[str]:
     seps = list(_CONJ.finditer(sentence))
     if not seps or len(seps) > _MAX_CONJUNCTS:
         return [sentence]
+    # A clause joined by "plus", "with", "then", ... stands alone only with a verb of its own.
+    weak = [bool(_WEAK_CONJ.search(m.group(0))) for m in seps]
     starts = [0, *(m.end() for m in seps)]
     ends = [*(m.start() for m in seps), len(sentence)]
     # Each output piece: [prefix, start, end] = prefix + sentence[start:end]; merging a part
     # into the previous piece extends its slice, so the original separator is kept.
     out: list[list[Any]] = [["", starts[0], ends[0]]]
-    for start, end in zip(starts[1:], ends[1:], strict=True):
+    for start, end, is_weak in zip(starts[1:], ends[1:], weak, strict=True):
         part = sentence[start:end]
         prev = out[-1][0] + sentence[out[-1][1] : out[-1][2]]
         words = part.split()
@@ -517,16 +535,33 @@ def _split_conjunctions(sentence: str) -> list[str]:
             else:
                 out.append([subject + " ", start, end])
         elif (
-            any(_is_verb(w) for w in words[1:8])
-            or any(re.fullmatch(r"[a-z]{3,}ed", w.strip(",.").lower()) for w in words[1:4])
+            _clause_verb(words)
+            if is_weak
+            else (
+                any(_is_verb(w) for w in words[1:8])
+                or any(re.fullmatch(r"[a-z]{3,}ed", w.strip(",.").lower()) for w in words[1:4])
+            )
             # Gapping with a second value: "one bag of 23 kg in economy, and two bags of
             # 32 kg in business": separate facts even though the verb is not repeated.
-            or (len(words) >= 3 and _NUMBER.search(prev) and _NUMBER.search(part))
+            or (len(words) >= 3 and not is_weak and _NUMBER.search(prev) and _NUMBER.search(part))
         ):
             out.append(["", start, end])
         else:
             out[-1][2] = end
     return [_finish(prefix + sentence[a:b]) for prefix, a, b in out]
+
+
+def _clause_verb(words: list[str]) -> bool:
+    """A verb of the clause's own, not a participle used as an adjective ("a reduced rate")."""
+    for k in range(1, min(len(words), 8)):
+        w = words[k].strip(",.").lower()
+        prev = words[k - 1].strip(",.").lower()
+        if (_is_verb(w) or re.fullmatch(r"[a-z]{3,}ed", w)) and prev not in _DETERMINERS:
+            return True
+    return False
+
+
+_DETERMINERS = frozenset({"a", "an", "the", "its", "their", "his", "her", "this", "that", "our"})
 
 
 def has_verb(text: str) -> bool:

@@ -30,7 +30,7 @@ import logging
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -57,9 +57,10 @@ __all__ = [
     "DEFAULT_SUPPORT_THRESHOLD",
     "RULES_VERSION",
     "EmbeddedJudge",
+    "graded_support",
 ]
 
-RULES_VERSION = "r2"
+RULES_VERSION = "r3"
 #: Passage relevance threshold (relevance = 0.6 * max cosine of question vs passage sentences
 #: + 0.4 * IDF-weighted share of question words in the passage). Calibrated with
 #: ``benchmarks/accuracy.py FILE --calibrate``: on HaluEval dev, a question's own passage vs
@@ -82,9 +83,14 @@ _SWAP_COS = 0.5
 _RESCUE_FROM = 0.7
 _RESCUE_SPAN = 0.25
 _SWAP_COVERAGE = 0.6
-#: Graded support: a close paraphrase (cosine) needs only part of its soft words covered.
-_PARA_COS = float(__import__("os").environ.get("PC", "0.75"))
-_PARA_SOFT = float(__import__("os").environ.get("PS", "0.5"))
+#: Graded support (r3). The claim's hard content (names, numbers, dates, negation) must all be
+#: matched; its soft words, weighted by IDF, then need coverage >= the support threshold, or
+#: >= _PARA_SOFT for a close paraphrase (cosine >= _PARA_COS), or >= _VALUE_SOFT when the
+#: sentence states the claim's value (a number, date or year agreeing, cosine >= _VALUE_COS).
+_PARA_COS = 0.8
+_PARA_SOFT = 0.6
+_VALUE_COS = 0.5
+_VALUE_SOFT = 0.5
 #: Weight of a verb or common word relative to a name, number or noun of the same rarity.
 _LIGHT_WEIGHT = 0.3
 _CANDIDATES = 5
@@ -439,9 +445,22 @@ class EmbeddedJudge:
                 near = compare_slots(target.slots, parse_slots(sent.near_text), None, None)
                 if not near.conflicts and not near.missing:
                     check.missing = []
+            flipped = _negated_prefix(claim, sent.text)
+            if flipped is not None and not target.slots.negated:
+                check.conflicts = [f"negation mismatch: {flipped}", *check.conflicts]
             in_window = [w for w in target.key if _fuzzy_in(w, sent.window)]
+            in_window += [
+                w
+                for w in target.key
+                if w in target.acronyms
+                and w not in in_window
+                and _spells(target.acronyms[w], prep.trace.contexts[sent.ctx].text)
+            ]
             covered = set(in_window)
+            # A name may be stated by the sentence next to the evidence ("The Harbour Bridge ...
+            # Construction began ..."): hard content may come from an adjacent sentence.
             hard_missing = [w for w in target.hard if w not in covered]
+            hard_far = [w for w in hard_missing if not _fuzzy_in(w, sent.near)]
             if not hard_missing and not _entity_phrases_ok(target.phrases, sent.window_text):
                 hard_missing = ["(name split)"]
             anchor = sum(weights[w] for w in in_window) / total if weights else 1.0
@@ -469,8 +488,14 @@ class EmbeddedJudge:
                     agreed.setdefault(value, align)
             if slots_ok and not hard_missing:
                 best_strength = max(best_strength, strength)
-                if strength >= self.support_threshold or (
-                    c >= _PARA_COS and soft >= _PARA_SOFT
+                # A better-aligned sentence already contradicts: only full coverage supports.
+                if graded_support(
+                    strength,
+                    soft,
+                    c,
+                    check.values_matched,
+                    self.support_threshold,
+                    graded=contradiction is None,
                 ):
                     return ClaimJudgement(
                         claim, "supported", _clip(strength), _evidence(prep, i), None
@@ -480,7 +505,7 @@ class EmbeddedJudge:
                 or sent_cov >= _CONTRA_COVERAGE
                 or c >= _CONTRA_COS_ALONE
             )
-            if check.conflicts and about_same and not hard_missing and contradiction is None:
+            if check.conflicts and about_same and not hard_far and contradiction is None:
                 contradiction = (align, i, check.conflicts[0])
             elif check.qualifier_conflicts and qualifier_note is None:
                 qualifier_note = (
@@ -524,6 +549,33 @@ class EmbeddedJudge:
         )
 
 
+def graded_support(
+    strength: float,
+    soft: float,
+    cos: float,
+    values_matched: int,
+    threshold: float,
+    *,
+    graded: bool = True,
+) -> bool:
+    """The r3 support decision for a sentence whose hard content and slots already agree.
+
+    ``strength`` is the IDF-weighted soft coverage raised by paraphrase rescue, ``soft`` the plain
+    weighted coverage, ``cos`` the claim/sentence cosine, ``values_matched`` how many of the
+    claim's numbers, dates and years the sentence states. A missing soft word no longer vetoes:
+    full coverage (``strength >= threshold``) supports; so does partial coverage of a close
+    paraphrase, or of a sentence that states the claim's value. ``graded=False`` keeps only the
+    first rule.
+    """
+    if strength >= threshold:
+        return True
+    if not graded:
+        return False
+    if cos >= _PARA_COS and soft >= _PARA_SOFT:
+        return True
+    return values_matched >= 1 and cos >= _VALUE_COS and soft >= _VALUE_SOFT
+
+
 @dataclass
 class _ClaimTarget:
     """What must be found for a claim: key words, hard (entity) words and slots."""
@@ -535,6 +587,7 @@ class _ClaimTarget:
     loose: bool = False
     phrases: tuple[str, ...] = ()
     topic: tuple[str, ...] = ()
+    acronyms: dict[str, str] = field(default_factory=dict)  # key word -> "VAT"
 
     @staticmethod
     def build(claim: str) -> _ClaimTarget:
@@ -590,6 +643,9 @@ class _ClaimTarget:
             loose=loose,
             phrases=tuple(phrases),
             topic=tuple(dict.fromkeys(content_words(parts[0]))) if parts is not None else (),
+            acronyms={
+                w: a for a in _ACRONYM.findall(asserted) for w in content_words(a) if w in key
+            },
         )
 
 
@@ -742,6 +798,35 @@ def _entity_phrases_ok(entities: Sequence[str], text: str) -> bool:
         ):
             return False
     return True
+
+
+_ACRONYM = re.compile(r"\b[A-Z]{2,6}\b")
+
+
+def _spells(acronym: str, text: str) -> bool:
+    """ "VAT" is "Value Added Tax": consecutive capitalised words with these initials."""
+    words = re.findall(r"[A-Za-z][\w'-]*", text)
+    n = len(acronym)
+    initials = "".join(w[0] if w[0].isupper() else "_" for w in words)
+    return acronym.upper() in [initials[k : k + n] for k in range(len(initials) - n + 1)]
+
+
+_NEG_PREFIX = re.compile(r"\bnon-?([a-z]{4,})\b", re.I)
+
+
+def _negated_prefix(claim: str, evidence: str) -> str | None:
+    """The claim says "refundable" where the evidence says "non-refundable" (or vice versa)."""
+    claim_l, evidence_l = claim.lower(), evidence.lower()
+    for text, other in ((evidence_l, claim_l), (claim_l, evidence_l)):
+        for m in _NEG_PREFIX.finditer(text):
+            word = m.group(1)
+            if re.search(rf"(?<![\w-]){re.escape(word)}\b", other) and not re.search(
+                rf"\bnon-?{re.escape(word)}\b", other
+            ):
+                return (
+                    f"{word} vs {m.group(0)}" if text is evidence_l else f"{m.group(0)} vs {word}"
+                )
+    return None
 
 
 def _evidence(prep: _Prepared, sentence: int) -> Evidence:

@@ -61,6 +61,17 @@ _UNITS: dict[str, tuple[str, float]] = {
     "terabyte": ("data", 1e6),
     "°c": ("celsius", 1), "°f": ("fahrenheit", 1), "degree": ("degree", 1),
     "sq mi": ("area_mi", 1), "km2": ("area_km", 1), "acre": ("acre", 1), "hectare": ("ha", 1),
+    # Spelled-out and abbreviated variants of the units above (general table).
+    "sec": ("time", 1 / 86400), "yr": ("time", 365.25), "centimetre": ("length", 0.01),
+    "centimeter": ("length", 0.01), "millimetre": ("length", 0.001),
+    "millimeter": ("length", 0.001), "milligram": ("mass", 1e-6), "kilo": ("mass", 1),
+    "millilitre": ("volume", 0.001), "milliliter": ("volume", 0.001),
+    "oz": ("mass", 0.02835), "ounce": ("mass", 0.02835), "gallon": ("volume", 3.785),
+    "km/h": ("speed", 1), "kph": ("speed", 1), "kmh": ("speed", 1),
+    "kilometres per hour": ("speed", 1), "kilometers per hour": ("speed", 1),
+    "mph": ("speed", 1.609), "miles per hour": ("speed", 1.609),
+    "square mile": ("area_mi", 1), "sq km": ("area_km", 1), "square kilometre": ("area_km", 1),
+    "square kilometer": ("area_km", 1),
 }  # fmt: skip
 _CURRENCY = {"$": "$", "us$": "usd", "usd": "usd", "dollar": "usd", "€": "eur", "eur": "eur",
              "euro": "eur", "£": "gbp", "gbp": "gbp", "¥": "jpy", "jpy": "jpy", "yen": "jpy",
