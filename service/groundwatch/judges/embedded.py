@@ -31,6 +31,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -188,6 +189,11 @@ class EmbeddedJudge:
         )
 
     @property
+    def embedder(self) -> Embedder:
+        """The embedder (the runtime registers its cache metrics through this attribute)."""
+        return self._embedder
+
+    @property
     def backend(self) -> str:
         return "embedded"
 
@@ -244,7 +250,7 @@ class EmbeddedJudge:
         postings: dict[str, list[int]] = {}
         for i, ctx in enumerate(trace.contexts):
             idxs: list[int] = []
-            texts = split_sentences(ctx.text)
+            texts = list(_passage_sentences(ctx.text))
             heading = texts[0] if texts and _is_heading(texts[0]) else None
             for pos, sent in enumerate(texts):
                 words = frozenset(content_words(sent))
@@ -734,16 +740,28 @@ _DATE_WORDS = re.compile(
 )
 
 
+@lru_cache(maxsize=8192)
+def _passage_sentences(text: str) -> tuple[str, ...]:
+    """Sentences of a passage; cached, because popular passages recur across traces."""
+    return tuple(split_sentences(text))
+
+
+@lru_cache(maxsize=65536)
+def _chopped(words: frozenset[str]) -> frozenset[str]:
+    """Each word of 6+ letters minus its last letter (for :func:`_fuzzy_in`)."""
+    return frozenset(x[:-1] for x in words if len(x) >= 6)
+
+
 def _fuzzy_in(word: str, words: frozenset[str]) -> bool:
     if word in words:
         return True
     if len(word) < 5:
         return False
-    # "lankan" ~ "lanka", "american" ~ "america": one word a prefix of the other, one letter apart.
-    return any(
-        abs(len(x) - len(word)) == 1 and len(x) >= 5 and (x.startswith(word) or word.startswith(x))
-        for x in words
-    )
+    # "lankan" ~ "lanka", "american" ~ "america": one word a prefix of the other, one letter
+    # apart, both of 5+ letters. Two set lookups instead of a scan of every word.
+    if len(word) >= 6 and word[:-1] in words:
+        return True
+    return word in _chopped(words)
 
 
 def _prefilter(
