@@ -19,7 +19,14 @@ from groundwatch.settings import Settings
 from tests.fakes import FakeJudge, make_trace
 
 ROOT = Path(__file__).resolve().parents[1]
-HALUEVAL = ROOT.parent / "shared" / "data" / "halueval_qa_dev.jsonl"
+HALUEVAL = next(
+    (
+        p / "halueval_qa_dev.jsonl"
+        for p in (ROOT.parent / "shared" / "data", Path("/work/shared/data"))
+        if (p / "halueval_qa_dev.jsonl").exists()
+    ),
+    ROOT.parent / "shared" / "data" / "halueval_qa_dev.jsonl",
+)
 
 
 def _evaluator() -> Evaluator:
