@@ -205,6 +205,9 @@ class Runtime:
 
         if isinstance(self.processor.redactor, PiiRedactor):
             self.registry.register(RedactionCollector(self.processor.redactor))
+        from groundwatch.judge_collector import JudgeUsageCollector
+
+        self.registry.register(JudgeUsageCollector(self.judge))
         embedder = getattr(self.judge, "embedder", None)
         if embedder is not None and hasattr(embedder, "hit_rate"):
             from groundwatch.cache_collector import EmbeddingCacheCollector

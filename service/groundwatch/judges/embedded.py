@@ -512,7 +512,7 @@ class EmbeddedJudge:
                 or c >= _CONTRA_COS_ALONE
             )
             if check.conflicts and about_same and not hard_far and contradiction is None:
-                contradiction = (align, i, check.conflicts[0])
+                contradiction = (align, i, check.conflicts[0] + f" [c={c:.2f} cov={sent_cov:.2f} soft={soft:.2f} anc={anchor:.2f} nconf={len(check.conflicts)} vm={check.values_matched}]")
             elif check.qualifier_conflicts and qualifier_note is None:
                 qualifier_note = (
                     "evidence is about another qualifier: " + (check.qualifier_conflicts[0])
@@ -530,7 +530,7 @@ class EmbeddedJudge:
                     if swap is not None and (
                         check.values_matched == 0 or not _is_qualifier(target, foreign, claim)
                     ):
-                        contradiction = (align, i, swap)
+                        contradiction = (align, i, swap + f" [c={c:.2f} cov={sent_cov:.2f} soft={soft:.2f} anc={anchor:.2f} vm={check.values_matched}]")
                     elif swap is not None and qualifier_note is None:
                         # Same value, other name: the evidence is about something else.
                         qualifier_note = "evidence is about another " + swap.split(": ", 1)[1]
