@@ -71,7 +71,7 @@ def test_protocol_and_version(judge: EmbeddedJudge) -> None:
     assert judge.backend == "embedded"
     assert judge.ready()
     assert judge.version.startswith("embedded/all-MiniLM-L6-v2@onnx-int8/rel")
-    assert judge.version.endswith("/r3")
+    assert judge.version.endswith("/r4")
     assert f"rel{DEFAULT_RELEVANCE_THRESHOLD:.2f}" in judge.version
     judge.load()  # idempotent
     custom = EmbeddedJudge(judge._embedder, relevance_threshold=0.5)
@@ -357,3 +357,23 @@ def test_value_in_wrong_scope_is_not_supported(judge: EmbeddedJudge) -> None:
     )
     [claim] = _judge_one(judge, trace).claims
     assert claim.verdict == "contradicted"
+
+
+def test_entity_swap_needs_same_kind_of_name() -> None:
+    """r4: a designation with digits ("K4") is no rival for a place name ("Linz")."""
+    from groundwatch.judges.embedded import _ClaimTarget, _entity_swap
+
+    claim = "The comet was discovered near Linz."
+    target = _ClaimTarget.build(claim)
+    evidence = "The comet K4 was discovered in May."
+    assert _entity_swap(target, ["linz"], evidence, "Who discovered the comet?") is None
+    swap = _entity_swap(target, ["linz"], evidence + " It was seen near Graz.", "Who?")
+    assert swap is not None
+    assert "Graz" in swap
+
+
+def test_loose_evidence_cannot_contradict() -> None:
+    """r4: a contradiction needs the sentence to share at least half the claim's content."""
+    from groundwatch.judges import embedded
+
+    assert embedded._CONTRA_MIN_COVERAGE >= 0.5

@@ -180,3 +180,16 @@ def test_passage_value_closer_to_claim_suppresses_rival() -> None:
     passage = parse_slots(sentence + " Core inflation eased to 2.9%.")
     check = compare_slots(claim, parse_slots(sentence), sentence, passage)
     assert not check.conflicts
+
+
+def test_superlative_is_no_bound() -> None:
+    """r4: "most recent" is no maximum, so "at least 16" does not clash with it."""
+    check = compare_slots(
+        parse_slots("You can renew if your last passport was issued when you were at least 16."),
+        parse_slots("You can renew if your most recent passport was issued when you were 16."),
+    )
+    assert not any("comparative" in c for c in check.conflicts)
+    bound = compare_slots(
+        parse_slots("You may bring at least 2 bags."), parse_slots("You may bring at most 2 bags.")
+    )
+    assert any("comparative" in c for c in bound.conflicts)

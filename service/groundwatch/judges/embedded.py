@@ -61,7 +61,7 @@ __all__ = [
     "graded_support",
 ]
 
-RULES_VERSION = "r3"
+RULES_VERSION = "r4"
 #: Passage relevance threshold (relevance = 0.6 * max cosine of question vs passage sentences
 #: + 0.4 * IDF-weighted share of question words in the passage). Calibrated with
 #: ``benchmarks/accuracy.py FILE --calibrate``: on HaluEval dev, a question's own passage vs
@@ -78,6 +78,9 @@ DEFAULT_SUPPORT_THRESHOLD = 0.85
 _CONTRA_COS = 0.55
 _CONTRA_COVERAGE = 0.70
 _CONTRA_COS_ALONE = 0.72
+#: However similar, a sentence sharing under half the claim's weighted content is only loosely
+#: about it: a slot it disagrees on may belong to another attribute (not_found, not contradicted).
+_CONTRA_MIN_COVERAGE = 0.5
 _SWAP_COS = 0.5
 #: Paraphrase rescue: cosine above _RESCUE_FROM covers missing words the passages never use,
 #: fully at +_RESCUE_SPAN.
@@ -510,9 +513,9 @@ class EmbeddedJudge:
                 (c >= _CONTRA_COS and sent_cov >= 0.5)
                 or sent_cov >= _CONTRA_COVERAGE
                 or c >= _CONTRA_COS_ALONE
-            )
+            ) and max(sent_cov, soft) >= _CONTRA_MIN_COVERAGE
             if check.conflicts and about_same and not hard_far and contradiction is None:
-                contradiction = (align, i, check.conflicts[0] + f" [c={c:.2f} cov={sent_cov:.2f} soft={soft:.2f} anc={anchor:.2f} nconf={len(check.conflicts)} vm={check.values_matched}]")
+                contradiction = (align, i, check.conflicts[0])
             elif check.qualifier_conflicts and qualifier_note is None:
                 qualifier_note = (
                     "evidence is about another qualifier: " + (check.qualifier_conflicts[0])
@@ -530,7 +533,7 @@ class EmbeddedJudge:
                     if swap is not None and (
                         check.values_matched == 0 or not _is_qualifier(target, foreign, claim)
                     ):
-                        contradiction = (align, i, swap + f" [c={c:.2f} cov={sent_cov:.2f} soft={soft:.2f} anc={anchor:.2f} vm={check.values_matched}]")
+                        contradiction = (align, i, swap)
                     elif swap is not None and qualifier_note is None:
                         # Same value, other name: the evidence is about something else.
                         qualifier_note = "evidence is about another " + swap.split(": ", 1)[1]
@@ -864,12 +867,23 @@ def _entity_swap(
     if not claim_ents:
         return None
     known = set(target.key) | set(content_words(question))
-    others = [e for e in parse_slots(evidence).entities if not set(content_words(e)) <= known]
+    # A rival must be the same kind of name: a code or designation ("K4", "C/2019") is no
+    # rival for a word name ("Linz"), and the other way round.
+    coded = _has_digit(claim_ents[0])
+    others = [
+        e
+        for e in parse_slots(evidence).entities
+        if not set(content_words(e)) <= known and _has_digit(e) == coded
+    ]
     if not others:
         return None
     ent_words = set(content_words(claim_ents[0]))
     others.sort(key=lambda e: -len(set(content_words(e)) & ent_words))
     return f"entity mismatch: {claim_ents[0]} vs {others[0]}"
+
+
+def _has_digit(text: str) -> bool:
+    return any(ch.isdigit() for ch in text)
 
 
 def _value_stated(contradiction: tuple[float, int, str], agreed: dict[str, float]) -> bool:

@@ -549,17 +549,36 @@ def _modality(tokens: list[str]) -> tuple[str, str] | None:
     return None
 
 
+def _bound_tokens(tokens: list[str]) -> list[str]:
+    """Tokens less superlatives that are no bound: "most recent" and "least busy" say nothing
+    of a maximum or minimum ("at most", "at least" do), nor "up" without "to" ("up to")."""
+    out: list[str] = []
+    for k, t in enumerate(tokens):
+        before = tokens[k - 1] if k else ""
+        after = tokens[k + 1] if k + 1 < len(tokens) else ""
+        if t in _SUPERLATIVE_BOUNDS and before != "at":
+            continue
+        if t == "up" and after != "to":
+            continue
+        out.append(t)
+    return out
+
+
+_SUPERLATIVE_BOUNDS = frozenset({"most", "least"})
+
+
 @lru_cache(maxsize=65536)
 def parse_slots(text: str) -> Slots:
     """Parse every slot of ``text`` (cached: passage sentences recur across traces)."""
     quantities, years, dates = _parse_quantities(text)
     tokens = re.findall(r"[a-z]+", text.lower())
-    token_set = set(tokens)
+    bound = _bound_tokens(tokens)
+    bound_set = set(bound)
     opposites = tuple(
-        (i, side, sum(1 for t in tokens if t in words))
+        (i, side, sum(1 for t in bound if t in words))
         for i, pair in enumerate(_OPPOSITES)
         for side, words in enumerate(pair)
-        if token_set & words
+        if bound_set & words
     )
     return Slots(
         quantities=quantities,
