@@ -148,19 +148,15 @@ class TraceProcessor:
             (record, self.slices.slices(trace.attributes), trace_ts(trace, now))
             for trace, record in zip(traces, records, strict=True)
         ]
+        # Redact each record once, and only when some of its text is stored or published.
+        stored = [self._redacted(record) for record in records]
         found: list[Finding] = []
-        for record, slices, ts in items:
-            found.extend(findings_from_record(record, slices, ts, self.redactor))
+        for record, (_, slices, ts) in zip(stored, items, strict=True):
+            found.extend(findings_from_record(record, slices, ts, None))
         if found:
             self._guard("findings", lambda: self.findings.add(found))
-        if self.sinks:
-            published = (
-                [self.redactor.redact_record(r) for r in records]
-                if self.redactor
-                else list(records)
-            )
-            for sink in self.sinks:
-                self._guard(type(sink).__name__, lambda s=sink: s.write(published))  # type: ignore[misc]
+        for sink in self.sinks:
+            self._guard(type(sink).__name__, lambda s=sink: s.write(stored))  # type: ignore[misc]
         # Windows last: their dedup marker means "this trace is done"; a crash before it
         # re-delivers and rewrites the (idempotent) findings and results.
         fresh = self._guard("windows", lambda: self.windows.observe_evaluations(items))
@@ -170,6 +166,11 @@ class TraceProcessor:
                 self.metrics.findings.inc(record.contradicted_claims)
             else:
                 self.metrics.duplicates.inc()
+
+    def _redacted(self, record: EvaluationRecord) -> EvaluationRecord:
+        if self.redactor is None or not (self.sinks or record.contradicted_claims):
+            return record
+        return self.redactor.redact_record(record)
 
     def evaluate_and_record(self, traces: Sequence[RagTrace]) -> list[EvaluationRecord]:
         records = self.evaluate(traces)
