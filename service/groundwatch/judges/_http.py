@@ -25,14 +25,17 @@ import logging
 import random
 import threading
 import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
-from groundwatch.judges.base import JudgeError
+from groundwatch.contract import RagTrace
+from groundwatch.judges.base import JudgeError, TraceJudgement
 
-__all__ = ["HttpCounters", "RetryPolicy", "RetryingHttp"]
+__all__ = ["HttpCounters", "RetryPolicy", "RetryingHttp", "judge_concurrently"]
 
 log = logging.getLogger(__name__)
 
@@ -199,3 +202,29 @@ class RetryingHttp:
     def close(self) -> None:
         self._closed.set()
         self._client.close()
+
+
+def judge_concurrently(
+    pool: ThreadPoolExecutor,
+    judge: Callable[[RagTrace], TraceJudgement],
+    traces: Sequence[RagTrace],
+    *,
+    backend: str,
+    on_error: Callable[[JudgeError], None] | None = None,
+) -> list[TraceJudgement | JudgeError]:
+    """Judge each trace on ``pool``; a failure becomes that trace's JudgeError, never a raise."""
+
+    def safely(trace: RagTrace) -> TraceJudgement | JudgeError:
+        try:
+            return judge(trace)
+        except JudgeError as exc:
+            if on_error is not None:
+                on_error(exc)
+            log.warning("trace %s not judged: %s", trace.trace_id, exc.reason)
+            return exc
+        except Exception as exc:
+            log.exception("%s judge failed on trace %s", backend, trace.trace_id)
+            return JudgeError("judge_error", type(exc).__name__)
+
+    futures = [pool.submit(safely, trace) for trace in traces]
+    return [f.result() for f in futures]

@@ -44,7 +44,7 @@ from groundwatch.judges._evidence import (
     evidence_of,
     lexical_overlap,
 )
-from groundwatch.judges._http import HttpCounters, RetryingHttp, RetryPolicy
+from groundwatch.judges._http import HttpCounters, RetryingHttp, RetryPolicy, judge_concurrently
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
 from groundwatch.record import Evidence
 
@@ -292,21 +292,14 @@ class OpenAIJudge:
         pool = self._pool
         if not self._ready or pool is None:
             raise JudgeError("judge_unavailable", "openai judge used before load()")
-        futures = [pool.submit(self._judge_safely, trace) for trace in traces]
-        return [f.result() for f in futures]
+        return judge_concurrently(
+            pool, self._judge, traces, backend="openai", on_error=self._count_error
+        )
 
-    def _judge_safely(self, trace: RagTrace) -> TraceJudgement | JudgeError:
-        try:
-            return self._judge(trace)
-        except JudgeError as exc:
-            if exc.reason == "judge_malformed_output":
-                with self._lock:
-                    self._malformed += 1
-            log.warning("trace %s not judged: %s", trace.trace_id, exc.reason)
-            return exc
-        except Exception as exc:
-            log.exception("openai judge failed on trace %s", trace.trace_id)
-            return JudgeError("judge_error", type(exc).__name__)
+    def _count_error(self, exc: JudgeError) -> None:
+        if exc.reason == "judge_malformed_output":
+            with self._lock:
+                self._malformed += 1
 
     def _judge(self, trace: RagTrace) -> TraceJudgement:
         deadline = time.monotonic() + self._trace_timeout_s if self._trace_timeout_s else None

@@ -53,7 +53,7 @@ from groundwatch.judges._evidence import (
     is_refusal,
     passage_sentences,
 )
-from groundwatch.judges._http import HttpCounters, RetryingHttp, RetryPolicy
+from groundwatch.judges._http import HttpCounters, RetryingHttp, RetryPolicy, judge_concurrently
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
 from groundwatch.judges.nli import read_nli_labels
 
@@ -239,18 +239,7 @@ class TeiJudge:
         pool = self._pool
         if not self._ready or pool is None:
             raise JudgeError("judge_unavailable", "tei judge used before load()")
-        futures = [pool.submit(self._judge_safely, trace) for trace in traces]
-        return [f.result() for f in futures]
-
-    def _judge_safely(self, trace: RagTrace) -> TraceJudgement | JudgeError:
-        try:
-            return self._judge(trace)
-        except JudgeError as exc:
-            log.warning("trace %s not judged: %s", trace.trace_id, exc.reason)
-            return exc
-        except Exception as exc:
-            log.exception("tei judge failed on trace %s", trace.trace_id)
-            return JudgeError("judge_error", type(exc).__name__)
+        return judge_concurrently(pool, self._judge, traces, backend="tei")
 
     def _judge(self, trace: RagTrace) -> TraceJudgement:
         deadline = time.monotonic() + self._trace_timeout_s if self._trace_timeout_s else None
