@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from groundwatch.contract import RagTrace
-from groundwatch.embedding import build_embedder
-from groundwatch.evaluator import Evaluator
+from groundwatch.contract.record import EvaluationRecord
+from groundwatch.contract.trace import RagTrace
+from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.claims import content_words
 from groundwatch.judges.embedded import EmbeddedJudge
-from groundwatch.record import EvaluationRecord
+from groundwatch.judges.embedding import build_embedder
 from groundwatch.settings import Settings
 
 __all__ = [

@@ -11,7 +11,7 @@ What it measures (one process, one run; the machine may be shared, so every figu
 as wall time *and* process CPU time, and ratios are taken within the run):
 
 1. load: building the embedder (sha256 checks, model load, warm-up) plus ``judge.load()``;
-2. cold pass: ``--traces`` traces through ``groundwatch.evaluator.Evaluator`` in batches of
+2. cold pass: ``--traces`` traces through ``groundwatch.evaluation.evaluator.Evaluator`` in batches of
    ``--batch-traces`` with an empty embedding cache;
 3. warm pass: ``--traces`` *other* traces over the same knowledge base (new questions and
    answers, recurring passages), after an untimed pre-warm that caches their passages (the steady
@@ -55,8 +55,10 @@ if __package__ in (None, ""):  # run as a script: make ``benchmarks`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.workload import make_workload
-from groundwatch.contract import RagTrace
-from groundwatch.embedding import (
+from groundwatch.contract.trace import RagTrace
+from groundwatch.evaluation.evaluator import Evaluator
+from groundwatch.judges.base import Judge, JudgeError, TraceJudgement
+from groundwatch.judges.embedding import (
     CachedEmbedder,
     OnnxEmbedder,
     TorchEmbedder,
@@ -64,8 +66,6 @@ from groundwatch.embedding import (
     cpu_count,
     sha256_file,
 )
-from groundwatch.evaluator import Evaluator
-from groundwatch.judges.base import Judge, JudgeError, TraceJudgement
 from groundwatch.settings import EmbeddingSettings
 
 __all__ = ["RecordingEmbedder", "main"]
@@ -271,7 +271,7 @@ def export_fp32_onnx(export_dir: Path) -> Path:
 
     Reused while ``model.onnx.sha256`` matches the file and names the source weights' hash.
     """
-    from groundwatch.embedding import SAFETENSORS_SHA256, _gt_model_dir
+    from groundwatch.judges.embedding import SAFETENSORS_SHA256, _gt_model_dir
 
     path = export_dir / "model.onnx"
     sidecar = export_dir / "model.onnx.sha256"

@@ -27,10 +27,10 @@ from collections.abc import Sequence
 from kafka import KafkaProducer
 from prometheus_client import CollectorRegistry
 
-from groundwatch.findings import MemoryFindingStore
 from groundwatch.settings import KafkaSettings, SamplingSettings, Settings
-from groundwatch.stores import IngestObservation
-from groundwatch.windows import MemoryWindowStore
+from groundwatch.state.findings import MemoryFindingStore
+from groundwatch.state.stores import IngestObservation
+from groundwatch.state.windows import MemoryWindowStore
 from groundwatch_consumers.kafka_source import ConsumerOptions, KafkaTraceConsumer
 from tests.consumer_support import make_processor, make_trace
 from tests.infra import KafkaBroker

@@ -28,7 +28,7 @@ import json
 import random
 from dataclasses import dataclass, field
 
-from groundwatch.contract import Citation, ContextPassage, RagTrace
+from groundwatch.contract.trace import Citation, ContextPassage, RagTrace
 
 __all__ = ["Chunk", "Fact", "Workload", "make_knowledge_base", "make_workload"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from groundwatch.config_doc import settings_table
+from groundwatch.cli.config_doc import settings_table
 
 BEGIN = "<!-- config-table:begin -->"
 END = "<!-- config-table:end -->"

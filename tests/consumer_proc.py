@@ -15,8 +15,8 @@ import sys
 
 from prometheus_client import CollectorRegistry
 
-from groundwatch.redis_store import RedisFindingStore, RedisWindowStore, redis_client
 from groundwatch.settings import KafkaSettings, RedisSettings, SamplingSettings, Settings
+from groundwatch.state.redis_store import RedisFindingStore, RedisWindowStore, redis_client
 from groundwatch_consumers.kafka_source import ConsumerOptions, KafkaTraceConsumer
 from groundwatch_consumers.results import KafkaResultSink
 from tests.consumer_support import FakeJudge, make_processor

@@ -18,15 +18,15 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from groundwatch.contract import RagTrace
-from groundwatch.evaluator import Evaluator
+from groundwatch.contract.trace import RagTrace
+from groundwatch.evaluation.evaluator import Evaluator
+from groundwatch.evaluation.processing import TraceProcessor
+from groundwatch.ingest.sampling import Sampler
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
-from groundwatch.metrics import PipelineMetrics
-from groundwatch.processing import TraceProcessor
-from groundwatch.sampling import Sampler
+from groundwatch.observability.metrics import PipelineMetrics
 from groundwatch.settings import Settings
-from groundwatch.slices import SliceMapper
-from groundwatch.stores import FindingStore, ResultSink, WindowStore
+from groundwatch.state.slices import SliceMapper
+from groundwatch.state.stores import FindingStore, ResultSink, WindowStore
 
 __all__ = ["FakeJudge", "Msg", "make_processor", "make_trace", "read_topic"]
 

@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from groundwatch.contract import RagTrace
+from groundwatch.contract.record import Evidence, Verdict
+from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
-from groundwatch.record import Evidence, Verdict
 
 __all__ = ["FakeJudge", "ReasonFn", "VerdictFn", "make_trace"]
 

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from groundwatch.contract import RagTrace
+from groundwatch.contract.record import ClaimResult, EvaluationRecord, Evidence
+from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
-from groundwatch.record import ClaimResult, EvaluationRecord, Evidence
-from groundwatch.stores import IngestObservation
+from groundwatch.state.stores import IngestObservation
 
 
 @dataclass

@@ -11,8 +11,8 @@ import jsonschema
 import pytest
 from fastapi.testclient import TestClient
 
-from groundwatch.app import create_app
-from groundwatch.record import EvaluationRecord
+from groundwatch.api.app import create_app
+from groundwatch.contract.record import EvaluationRecord
 from groundwatch.runtime import Runtime
 from groundwatch.settings import Settings
 from tests.fakes import FakeJudge

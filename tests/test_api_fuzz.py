@@ -8,7 +8,7 @@ import hypothesis
 import schemathesis
 from hypothesis import HealthCheck
 
-from groundwatch.app import create_app
+from groundwatch.api.app import create_app
 from groundwatch.runtime import Runtime
 from groundwatch.settings import Settings
 from tests.fakes import FakeJudge

@@ -10,11 +10,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from groundwatch.batch import run_batch
 from groundwatch.cli import main
-from groundwatch.config_doc import settings_rows
-from groundwatch.evaluator import Evaluator
-from groundwatch.schemas import render_schemas
+from groundwatch.cli.config_doc import settings_rows
+from groundwatch.contract.schemas import render_schemas
+from groundwatch.evaluation.batch import run_batch
+from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.settings import Settings
 from tests.fakes import FakeJudge, make_trace
 

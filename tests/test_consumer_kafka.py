@@ -28,10 +28,10 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client import CollectorRegistry
 
-from groundwatch.redis_store import RedisFindingStore, RedisWindowStore, redis_client
-from groundwatch.sampling import sample_point
+from groundwatch.ingest.sampling import sample_point
 from groundwatch.settings import KafkaSettings, RedisSettings, SamplingSettings, Settings
-from groundwatch.windows import ALL
+from groundwatch.state.redis_store import RedisFindingStore, RedisWindowStore, redis_client
+from groundwatch.state.windows import ALL
 from groundwatch_consumers.kafka_source import ConsumerOptions, KafkaTraceConsumer
 from groundwatch_consumers.publisher import TracePublisher
 from groundwatch_consumers.results import KafkaResultSink

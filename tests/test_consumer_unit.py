@@ -17,11 +17,11 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client import CollectorRegistry
 
-from groundwatch.findings import MemoryFindingStore
-from groundwatch.record import EvaluationRecord
+from groundwatch.contract.record import EvaluationRecord
 from groundwatch.settings import KafkaSettings, SamplingSettings, Settings
-from groundwatch.stores import IngestObservation, StoreUnavailableError
-from groundwatch.windows import ALL, MemoryWindowStore
+from groundwatch.state.findings import MemoryFindingStore
+from groundwatch.state.stores import IngestObservation, StoreUnavailableError
+from groundwatch.state.windows import ALL, MemoryWindowStore
 from groundwatch_consumers.backpressure import PartitionGate, WorkQueue
 from groundwatch_consumers.config import KafkaUnavailableError, client_config
 from groundwatch_consumers.dlq import DeadLetterPublisher
@@ -417,7 +417,7 @@ def test_consumer_dead_letters_bad_input_and_commits_after_durable() -> None:
     fake.add(TP1, b"\xff")
     fake.add(TP1, json.dumps({"trace_id": "x"}).encode())
     fake.add(TP1, json.dumps(make_trace("b0")).encode())
-    from groundwatch.telemetry import ProducerContexts
+    from groundwatch.observability.telemetry import ProducerContexts
 
     notes = ProducerContexts()
     consumer, thread, dlq, registry = _run_consumer(fake, windows, provider=provider, notes=notes)
@@ -543,7 +543,7 @@ def test_consumer_fails_loudly_on_a_bug() -> None:
     ],
 )
 def test_decode_fast_agrees_with_the_contract(raw: bytes) -> None:
-    from groundwatch.contract import TraceDecodeError, TraceLimits, decode_trace
+    from groundwatch.contract.trace import TraceDecodeError, TraceLimits, decode_trace
     from groundwatch_consumers.decode import decode_fast
 
     limits = TraceLimits(max_bytes=2000)

@@ -17,8 +17,8 @@ import yaml
 from fastapi.testclient import TestClient
 from grafana_foundation_sdk.models.dashboard import Dashboard
 
-from groundwatch.app import create_app
-from groundwatch.embedding import CachedEmbedder
+from groundwatch.api.app import create_app
+from groundwatch.judges.embedding import CachedEmbedder
 from groundwatch.runtime import Runtime
 from groundwatch.settings import Settings
 from scripts.make_dashboards import overview

@@ -8,12 +8,12 @@ import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from groundwatch.baseline import BaselineError, clear_baseline, pin_baseline, show_baseline
-from groundwatch.drift import compare, psi, two_proportion_z, wasserstein1
+from groundwatch.observability.windows_collector import WindowsCollector, build_report
 from groundwatch.settings import Settings, WindowSettings
-from groundwatch.stores import StoreUnavailableError
-from groundwatch.windows import ALL, Histogram, MemoryWindowStore, WindowSummary
-from groundwatch.windows_collector import WindowsCollector, build_report
+from groundwatch.state.baseline import BaselineError, clear_baseline, pin_baseline, show_baseline
+from groundwatch.state.drift import compare, psi, two_proportion_z, wasserstein1
+from groundwatch.state.stores import StoreUnavailableError
+from groundwatch.state.windows import ALL, Histogram, MemoryWindowStore, WindowSummary
 from tests.helpers_windows import FakeClock, obs, record
 
 

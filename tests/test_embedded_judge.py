@@ -9,9 +9,8 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from groundwatch.contract import RagTrace
-from groundwatch.embedding import CachedEmbedder, Vectors, build_embedder
-from groundwatch.evaluator import Evaluator
+from groundwatch.contract.trace import RagTrace
+from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.base import Judge, JudgeError, TraceJudgement
 from groundwatch.judges.embedded import (
     DEFAULT_RELEVANCE_THRESHOLD,
@@ -20,6 +19,7 @@ from groundwatch.judges.embedded import (
     _spells,
     graded_support,
 )
+from groundwatch.judges.embedding import CachedEmbedder, Vectors, build_embedder
 from groundwatch.settings import EmbeddingSettings
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from groundwatch import embedding
-from groundwatch.embedding import (
+from groundwatch.judges import embedding
+from groundwatch.judges.embedding import (
     DIM,
     MAX_TOKENS,
     CachedEmbedder,
@@ -203,7 +203,7 @@ def test_build_embedder_verifies_and_warms_up() -> None:
 def test_torch_and_onnx_embeddings_agree(onnx: OnnxEmbedder) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
-    from groundwatch.embedding import TorchEmbedder
+    from groundwatch.judges.embedding import TorchEmbedder
 
     torch_embedder = TorchEmbedder(EmbeddingSettings(runtime="torch", verify_sha256=False))
     assert torch_embedder.name == "all-MiniLM-L6-v2@torch-fp32"

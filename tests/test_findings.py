@@ -10,12 +10,12 @@ import redis
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from groundwatch.findings import InvalidCursorError, MemoryFindingStore
-from groundwatch.findings_api import findings_router
-from groundwatch.redis_store import RedisFindingStore
+from groundwatch.api.findings import findings_router
 from groundwatch.settings import FindingsSettings, RedisSettings, Settings, WindowSettings
-from groundwatch.stores import Finding
-from groundwatch.windows import MemoryWindowStore
+from groundwatch.state.findings import InvalidCursorError, MemoryFindingStore
+from groundwatch.state.redis_store import RedisFindingStore
+from groundwatch.state.stores import Finding
+from groundwatch.state.windows import MemoryWindowStore
 from tests.helpers_windows import FakeClock, obs, record
 
 FStore = MemoryFindingStore | RedisFindingStore

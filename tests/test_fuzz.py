@@ -22,9 +22,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from groundwatch.contract import TraceDecodeError, TraceLimits, decode_trace, validate_trace
+from groundwatch.contract.trace import TraceDecodeError, TraceLimits, decode_trace, validate_trace
+from groundwatch.evaluation.redaction import PiiRedactor
 from groundwatch.judges.claims import extract_claims, split_sentences
-from groundwatch.redaction import PiiRedactor
 
 EXAMPLES = int(os.environ.get("GROUNDWATCH_FUZZ_EXAMPLES", "100"))
 FUZZ = settings(
@@ -169,9 +169,9 @@ def test_extract_claims_total(question: str, answer: str) -> None:
 
 def _otlp() -> Any:
     try:
-        from groundwatch import otlp
+        from groundwatch.ingest import otlp_decode as otlp
     except ImportError as exc:  # pragma: no cover - until the OTLP module lands
-        pytest.skip(f"groundwatch.otlp not importable yet: {exc}")
+        pytest.skip(f"groundwatch.ingest.otlp_decode not importable yet: {exc}")
     return otlp
 
 

@@ -16,8 +16,8 @@ from types import ModuleType
 
 import pytest
 
-from groundwatch.embedding import build_embedder
 from groundwatch.judges.embedded import EmbeddedJudge
+from groundwatch.judges.embedding import build_embedder
 from groundwatch.settings import EmbeddingSettings
 
 ROOT = Path(__file__).resolve().parents[1]

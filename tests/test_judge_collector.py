@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, generate_latest
 
-from groundwatch.judge_collector import JudgeUsageCollector
 from groundwatch.judges.openai import JudgeUsage
+from groundwatch.observability.judge_collector import JudgeUsageCollector
 from tests.fakes import FakeJudge
 
 

@@ -11,8 +11,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from groundwatch.contract import RagTrace
-from groundwatch.evaluator import Evaluator
+from groundwatch.contract.trace import RagTrace
+from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.base import JudgeError, TraceJudgement
 from groundwatch.judges.factory import build_judge
 from groundwatch.judges.nli import NliJudge, NliLabels, read_nli_labels

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from groundwatch.contract import RagTrace
-from groundwatch.evaluator import Evaluator
+from groundwatch.contract.trace import RagTrace
+from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.base import JudgeError, TraceJudgement
 from groundwatch.judges.factory import build_judge
 from groundwatch.judges.openai import JudgeUsage, OpenAIJudge

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from groundwatch.contract import RagTrace
-from groundwatch.evaluator import Evaluator
+from groundwatch.contract.trace import RagTrace
+from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.base import JudgeError, TraceJudgement
 from groundwatch.judges.factory import build_judge
 from groundwatch.judges.tei import TeiJudge

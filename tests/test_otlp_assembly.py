@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 from prometheus_client import CollectorRegistry
 
-from groundwatch.otlp import SpanEventRecord, SpanRecord, decode_otlp_request
-from groundwatch.otlp_assembly import TraceAssembler, assemble_trace
+from groundwatch.ingest.otlp_assembly import TraceAssembler, assemble_trace
+from groundwatch.ingest.otlp_decode import SpanEventRecord, SpanRecord, decode_otlp_request
 from tests.otlp_support import (
     ANSWER,
     PASSAGES,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from groundwatch.otlp import OtlpDecodeError, decode_otlp_request, media_kind
+from groundwatch.ingest.otlp_decode import OtlpDecodeError, decode_otlp_request, media_kind
 from tests.otlp_support import json_body, protobuf_body, record_rag_spans
 
 

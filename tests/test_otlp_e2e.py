@@ -19,12 +19,16 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from groundwatch.app import create_app
-from groundwatch.contract import RagTrace
-from groundwatch.record import Verdict
+from groundwatch.api.app import create_app
+from groundwatch.contract.record import Verdict
+from groundwatch.contract.trace import RagTrace
+from groundwatch.observability.telemetry import (
+    EvaluationEventEmitter,
+    ProducerContexts,
+    build_tracer_provider,
+)
 from groundwatch.runtime import Runtime
 from groundwatch.settings import OtelSettings, Settings
-from groundwatch.telemetry import EvaluationEventEmitter, ProducerContexts, build_tracer_provider
 from tests.fakes import FakeJudge
 from tests.infra import free_port, wait_port
 from tests.otlp_support import (
@@ -196,7 +200,7 @@ def test_full_queue_is_503_with_retry_after_and_spans_are_kept() -> None:
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    from groundwatch.otlp_api import otlp_router
+    from groundwatch.api.otlp import otlp_router
 
     class QueueFullError(Exception):
         retriable = True

@@ -11,11 +11,11 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 
-from groundwatch.findings import MemoryFindingStore
-from groundwatch.findings_api import findings_router
+from groundwatch.api.findings import findings_router
 from groundwatch.settings import Settings, WindowSettings
-from groundwatch.stores import Finding
-from groundwatch.windows import MemoryWindowStore
+from groundwatch.state.findings import MemoryFindingStore
+from groundwatch.state.stores import Finding
+from groundwatch.state.windows import MemoryWindowStore
 from tests.helpers_windows import obs, record
 from tests.infra import free_port, wait_port
 

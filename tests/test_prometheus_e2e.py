@@ -25,7 +25,7 @@ import pytest
 import uvicorn
 import yaml
 
-from groundwatch.contract import RagTrace
+from groundwatch.contract.trace import RagTrace
 from groundwatch.settings import Settings
 from tests.helpers_windows import FakeJudge
 from tests.infra import _stop, free_port, wait_port
@@ -76,7 +76,7 @@ def _settings(port: int) -> Settings:
 
 @pytest.fixture
 def service() -> Iterator[tuple[int, Any]]:
-    from groundwatch.app import create_app
+    from groundwatch.api.app import create_app
     from groundwatch.runtime import Runtime
 
     port = free_port()

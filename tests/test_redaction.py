@@ -9,8 +9,8 @@ import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 from pydantic import SecretStr
 
-from groundwatch.record import ClaimResult, EvaluationRecord, Evidence
-from groundwatch.redaction import (
+from groundwatch.contract.record import ClaimResult, EvaluationRecord, Evidence
+from groundwatch.evaluation.redaction import (
     PiiRedactor,
     RedactionCollector,
     RedactionConfigError,
@@ -19,7 +19,7 @@ from groundwatch.redaction import (
     luhn_valid,
 )
 from groundwatch.settings import RedactionSettings
-from groundwatch.stores import Redactor
+from groundwatch.state.stores import Redactor
 
 
 @pytest.fixture

@@ -14,16 +14,16 @@ import pytest
 from fastapi import Depends, FastAPI
 from fastapi.testclient import TestClient
 
-from groundwatch.app import create_app
-from groundwatch.ratelimit import TokenBucketLimiter
-from groundwatch.runtime import Runtime
-from groundwatch.security import (
+from groundwatch.api.app import create_app
+from groundwatch.api.ratelimit import TokenBucketLimiter
+from groundwatch.api.security import (
     InsecureBindError,
     SecurityGuard,
     check_bind,
     is_loopback,
     startup_warnings,
 )
+from groundwatch.runtime import Runtime
 from groundwatch.settings import ApiSettings, Settings
 from tests.fakes import FakeJudge, VerdictFn, make_trace
 

@@ -13,10 +13,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 from prometheus_client import CollectorRegistry
 
-from groundwatch.record import ClaimResult, ContextResult, EvaluationRecord
-from groundwatch.settings import OtelSettings
-from groundwatch.stores import ResultSink
-from groundwatch.telemetry import (
+from groundwatch.contract.record import ClaimResult, ContextResult, EvaluationRecord
+from groundwatch.observability.telemetry import (
     EVALUATION_EVENT,
     EvaluationEventEmitter,
     PipelineTracer,
@@ -25,6 +23,8 @@ from groundwatch.telemetry import (
     otlp_traces_url,
     span_context_from_traceparent,
 )
+from groundwatch.settings import OtelSettings
+from groundwatch.state.stores import ResultSink
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT_ID = "00f067aa0ba902b7"
@@ -193,7 +193,7 @@ def test_otlp_decode_is_traced_under_the_request_traceparent() -> None:
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    from groundwatch.otlp_api import otlp_router
+    from groundwatch.api.otlp import otlp_router
     from groundwatch.runtime import Runtime
     from groundwatch.settings import Settings
     from tests.fakes import FakeJudge

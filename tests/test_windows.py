@@ -10,11 +10,11 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from groundwatch.redis_store import RedisWindowStore
 from groundwatch.settings import RedisSettings, Settings, WindowSettings
-from groundwatch.slices import OTHER, SliceMapper
-from groundwatch.stores import StoreUnavailableError
-from groundwatch.windows import (
+from groundwatch.state.redis_store import RedisWindowStore
+from groundwatch.state.slices import OTHER, SliceMapper
+from groundwatch.state.stores import StoreUnavailableError
+from groundwatch.state.windows import (
     ALL,
     Baseline,
     BucketWindows,

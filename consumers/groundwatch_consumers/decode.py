@@ -7,7 +7,7 @@ Usage::
 Valid traces (the common case) are parsed and validated in one pass by pydantic-core
 (``RagTrace.model_validate_json``), about a third cheaper than ``json.loads`` followed by
 ``model_validate``. Anything that fails the fast path is decoded again by
-:func:`groundwatch.contract.decode_trace`, so every rejection has the same reason and detail on
+:func:`groundwatch.contract.trace.decode_trace`, so every rejection has the same reason and detail on
 every ingest path (UTF-8, JSON, schema, oversize).
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from groundwatch.contract import RagTrace, TraceLimits, check_limits, decode_trace
+from groundwatch.contract.trace import RagTrace, TraceLimits, check_limits, decode_trace
 
 __all__ = ["decode_fast"]
 

@@ -31,8 +31,8 @@ from kafka.structs import OffsetAndMetadata, TopicPartition
 from opentelemetry.trace import TracerProvider
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
-from groundwatch.contract import TraceDecodeError, TraceLimits
-from groundwatch.processing import TraceProcessor
+from groundwatch.contract.trace import TraceDecodeError, TraceLimits
+from groundwatch.evaluation.processing import TraceProcessor
 from groundwatch.settings import Settings
 from groundwatch_consumers.backpressure import PartitionGate
 from groundwatch_consumers.config import KafkaUnavailableError, any_reachable, client_config
@@ -56,7 +56,7 @@ log = logging.getLogger(__name__)
 
 
 class TraceparentNotes(Protocol):
-    """Told each trace's producer ``traceparent`` (``groundwatch.telemetry.ProducerContexts``
+    """Told each trace's producer ``traceparent`` (``groundwatch.observability.telemetry.ProducerContexts``
     fits), so evaluation events can point at the request that produced the trace."""
 
     def note(self, trace_id: str, traceparent: str | None) -> None: ...

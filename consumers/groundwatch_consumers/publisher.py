@@ -21,7 +21,7 @@ from typing import Any
 
 from kafka import KafkaProducer
 
-from groundwatch.contract import RagTrace
+from groundwatch.contract.trace import RagTrace
 from groundwatch_consumers.tracing import inject_headers
 
 __all__ = ["TracePublisher", "encode_trace"]

@@ -8,7 +8,7 @@ Usage::
     sink.close()
 
 A failure raises :class:`ResultSinkUnavailableError`, a retriable
-:class:`~groundwatch.stores.StoreUnavailableError`: the consumer backs off and does not commit.
+:class:`~groundwatch.state.stores.StoreUnavailableError`: the consumer backs off and does not commit.
 Re-delivery can publish a record twice; consumers of the topic dedupe on the key.
 """
 
@@ -21,9 +21,9 @@ from typing import Any
 from kafka import KafkaProducer
 from kafka.errors import KafkaError
 
-from groundwatch.record import EvaluationRecord
+from groundwatch.contract.record import EvaluationRecord
 from groundwatch.settings import KafkaSettings
-from groundwatch.stores import StoreUnavailableError
+from groundwatch.state.stores import StoreUnavailableError
 from groundwatch_consumers.config import client_config
 
 __all__ = ["KafkaResultSink", "ResultSinkUnavailableError", "build_producer"]
@@ -51,7 +51,7 @@ def build_producer(settings: KafkaSettings, *, suffix: str, **overrides: Any) ->
 
 
 class KafkaResultSink:
-    """:class:`~groundwatch.stores.ResultSink` writing JSON records to a Kafka topic."""
+    """:class:`~groundwatch.state.stores.ResultSink` writing JSON records to a Kafka topic."""
 
     def __init__(
         self,

@@ -26,8 +26,8 @@ from kafka.structs import TopicPartition
 from opentelemetry.context import Context
 from prometheus_client import Counter
 
-from groundwatch.contract import RagTrace
-from groundwatch.processing import TraceProcessor
+from groundwatch.contract.trace import RagTrace
+from groundwatch.evaluation.processing import TraceProcessor
 from groundwatch_consumers.backpressure import WorkQueue
 from groundwatch_consumers.offsets import OffsetTracker
 from groundwatch_consumers.tracing import TraceSpans

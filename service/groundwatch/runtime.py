@@ -19,15 +19,15 @@ from typing import Any, cast
 
 from prometheus_client import CollectorRegistry
 
-from groundwatch.evaluator import Evaluator
+from groundwatch.evaluation.evaluator import Evaluator
+from groundwatch.evaluation.processing import TraceProcessor
+from groundwatch.evaluation.queue import EvaluationQueue
+from groundwatch.ingest.sampling import Sampler
 from groundwatch.judges.base import Judge
-from groundwatch.metrics import PipelineMetrics
-from groundwatch.pipeline import EvaluationQueue
-from groundwatch.processing import TraceProcessor
-from groundwatch.sampling import Sampler
+from groundwatch.observability.metrics import PipelineMetrics
 from groundwatch.settings import Settings
-from groundwatch.slices import SliceMapper
-from groundwatch.stores import FindingStore, Redactor, ResultSink, WindowStore
+from groundwatch.state.slices import SliceMapper
+from groundwatch.state.stores import FindingStore, Redactor, ResultSink, WindowStore
 
 __all__ = ["Runtime"]
 
@@ -44,7 +44,7 @@ def _build_stores(
     if use_redis:
         import redis
 
-        from groundwatch.redis_store import RedisFindingStore, RedisWindowStore
+        from groundwatch.state.redis_store import RedisFindingStore, RedisWindowStore
 
         url = (
             settings.redis.url.get_secret_value()
@@ -61,8 +61,8 @@ def _build_stores(
             return windows.admit_slice_value(key, value, top_n)
 
         return windows, findings, SliceMapper(keys, top_n, admit=admit)
-    from groundwatch.findings import MemoryFindingStore
-    from groundwatch.windows import MemoryWindowStore
+    from groundwatch.state.findings import MemoryFindingStore
+    from groundwatch.state.windows import MemoryWindowStore
 
     memory = MemoryWindowStore(settings)
     return (
@@ -78,7 +78,7 @@ def _build_redactor(settings: Settings) -> Redactor | None:
     if settings.redaction.mode == "off":
         return None
     try:
-        from groundwatch.redaction import build_redactor
+        from groundwatch.evaluation.redaction import build_redactor
     except ImportError:  # pragma: no cover - redaction ships with the package
         log.warning("redaction module missing; storing text unredacted")
         return None
@@ -135,7 +135,7 @@ class Runtime:
             from groundwatch_consumers.results import KafkaResultSink
 
             sink_list.append(KafkaResultSink.from_settings(settings.kafka))
-        from groundwatch.telemetry import (
+        from groundwatch.observability.telemetry import (
             EvaluationEventEmitter,
             PipelineTracer,
             ProducerContexts,
@@ -195,22 +195,22 @@ class Runtime:
 
     def _register_collectors(self) -> None:
         try:
-            from groundwatch.windows import WindowReader
-            from groundwatch.windows_collector import WindowsCollector
+            from groundwatch.observability.windows_collector import WindowsCollector
+            from groundwatch.state.windows import WindowReader
         except ImportError:  # pragma: no cover
             log.warning("window collector unavailable")
             return
         self.registry.register(WindowsCollector(cast(WindowReader, self.windows), self.settings))
-        from groundwatch.redaction import PiiRedactor, RedactionCollector
+        from groundwatch.evaluation.redaction import PiiRedactor, RedactionCollector
 
         if isinstance(self.processor.redactor, PiiRedactor):
             self.registry.register(RedactionCollector(self.processor.redactor))
-        from groundwatch.judge_collector import JudgeUsageCollector
+        from groundwatch.observability.judge_collector import JudgeUsageCollector
 
         self.registry.register(JudgeUsageCollector(self.judge))
         embedder = getattr(self.judge, "embedder", None)
         if embedder is not None and hasattr(embedder, "hit_rate"):
-            from groundwatch.cache_collector import EmbeddingCacheCollector
+            from groundwatch.observability.cache_collector import EmbeddingCacheCollector
 
             self.registry.register(EmbeddingCacheCollector(embedder))
 

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from groundwatch.contract import TraceLimits
+from groundwatch.contract.trace import TraceLimits
 
 __all__ = [
     "ApiSettings",

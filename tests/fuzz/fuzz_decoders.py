@@ -20,12 +20,12 @@ import sys
 import atheris
 
 with atheris.instrument_imports(include=["groundwatch"]):
-    from groundwatch.contract import TraceDecodeError, TraceLimits, decode_trace
+    from groundwatch.contract.trace import TraceDecodeError, TraceLimits, decode_trace
+    from groundwatch.evaluation.redaction import PiiRedactor
     from groundwatch.judges.claims import extract_claims, split_sentences
-    from groundwatch.redaction import PiiRedactor
 
     try:
-        from groundwatch.otlp import OtlpDecodeError, decode_otlp_request
+        from groundwatch.ingest.otlp_decode import OtlpDecodeError, decode_otlp_request
     except ImportError:  # pragma: no cover - OTLP ingest not installed
         decode_otlp_request = None  # type: ignore[assignment]
 

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from groundwatch.contract import RagTrace
+from groundwatch.contract.record import Evidence
+from groundwatch.contract.trace import RagTrace
 from groundwatch.judges import claims
 from groundwatch.judges.base import JudgeError
 from groundwatch.judges.refusal import RefusalDetector
-from groundwatch.record import Evidence
 
 __all__ = [
     "ClaimExtractor",

@@ -32,7 +32,7 @@ from typing import Any
 
 import httpx
 
-from groundwatch.contract import RagTrace
+from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import JudgeError, TraceJudgement
 
 __all__ = ["HttpCounters", "RetryPolicy", "RetryingHttp", "judge_concurrently"]

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from groundwatch.contract import RagTrace
-from groundwatch.record import Evidence, Verdict
+from groundwatch.contract.record import Evidence, Verdict
+from groundwatch.contract.trace import RagTrace
 
 __all__ = ["ClaimJudgement", "Judge", "JudgeError", "TraceJudgement"]
 

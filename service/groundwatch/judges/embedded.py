@@ -36,8 +36,8 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from groundwatch.contract import RagTrace
-from groundwatch.embedding import Embedder
+from groundwatch.contract.record import Evidence
+from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
 from groundwatch.judges.claims import (
     LIGHT_WORDS,
@@ -49,9 +49,9 @@ from groundwatch.judges.claims import (
     split_sentences,
     terse_claim_parts,
 )
+from groundwatch.judges.embedding import Embedder
 from groundwatch.judges.refusal import REFUSAL_EXEMPLARS, RefusalDetector
 from groundwatch.judges.slots import Slots, compare_slots, parse_slots
-from groundwatch.record import Evidence
 
 __all__ = [
     "DEFAULT_RELEVANCE_THRESHOLD",

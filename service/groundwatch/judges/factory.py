@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from groundwatch.embedding import Embedder, build_embedder
 from groundwatch.judges.base import Judge
+from groundwatch.judges.embedding import Embedder, build_embedder
 from groundwatch.settings import JudgeSettings, Settings
 
 __all__ = ["build_judge"]

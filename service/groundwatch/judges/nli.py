@@ -39,8 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from groundwatch.contract import RagTrace
-from groundwatch.embedding import Embedder
+from groundwatch.contract.trace import RagTrace
 from groundwatch.judges._evidence import (
     ClaimExtractor,
     PassageSentence,
@@ -57,6 +56,7 @@ from groundwatch.judges._evidence import (
     top_k_lexical,
 )
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
+from groundwatch.judges.embedding import Embedder
 
 __all__ = ["PROMPT_VERSION", "NliJudge", "NliLabels", "read_nli_labels"]
 

@@ -36,7 +36,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
-from groundwatch.contract import RagTrace
+from groundwatch.contract.record import Evidence
+from groundwatch.contract.trace import RagTrace
 from groundwatch.judges._evidence import (
     approx_tokens,
     content_words,
@@ -46,7 +47,6 @@ from groundwatch.judges._evidence import (
 )
 from groundwatch.judges._http import HttpCounters, RetryingHttp, RetryPolicy, judge_concurrently
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
-from groundwatch.record import Evidence
 
 __all__ = ["PROMPT_VERSION", "JudgeUsage", "OpenAIJudge"]
 

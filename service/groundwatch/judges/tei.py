@@ -41,7 +41,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from groundwatch.contract import RagTrace
+from groundwatch.contract.trace import RagTrace
 from groundwatch.judges._evidence import (
     ClaimExtractor,
     PassageSentence,

@@ -1,0 +1,171 @@
+"""HTTP read API for triage: findings, current windows and drift, and a small built-in page.
+
+Usage::
+
+    app.include_router(findings_router(finding_store, window_store, settings),
+                       dependencies=[Depends(require_read_token)])
+
+Routes: ``GET /v1/findings`` (newest first, ``limit`` + ``cursor``; filter by slice with
+``?tenant=acme`` for any configured slice key, or ``?slice=tenant:acme``, repeatable),
+``GET /v1/windows`` (window means, rates and drift as JSON), ``GET /`` (the page) and its
+assets under ``/static/``. The page sends the bearer token typed into it with every request,
+so the JSON routes can sit behind authentication while the page and its assets are public
+(mount :func:`page_router` without auth and pass ``include_page=False``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, Response
+from pydantic import BaseModel, Field
+
+from groundwatch.observability.windows_collector import build_report, report_to_json
+from groundwatch.settings import Settings
+from groundwatch.state.findings import InvalidCursorError
+from groundwatch.state.slices import SliceMapper
+from groundwatch.state.stores import Finding, FindingStore, StoreUnavailableError, WindowStore
+from groundwatch.state.windows import WindowReader, as_reader
+
+__all__ = ["FindingOut", "FindingsPageOut", "findings_router", "page_router"]
+
+_STATIC_DIR = Path(__file__).parent / "static"
+_ASSETS = {
+    "page.js": "text/javascript; charset=utf-8",
+    "page.css": "text/css; charset=utf-8",
+}
+_SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+        "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+class FindingOut(BaseModel):
+    """One contradicted claim, as returned by GET /v1/findings."""
+
+    trace_id: str
+    claim_index: int
+    ts: float = Field(description="Trace time, unix seconds.")
+    time: str = Field(description="Trace time, RFC 3339 UTC.")
+    slices: dict[str, str]
+    claim: str
+    evidence: str | None = Field(description="The passage sentence that contradicts the claim.")
+    context_index: int | None
+    context_id: str | None
+    score: float
+    reason: str | None
+    judge_version: str = Field(description="metric_version of the judge that found it.")
+
+
+class FindingsPageOut(BaseModel):
+    items: list[FindingOut]
+    next_cursor: str | None = Field(description="Pass as ?cursor= for the next (older) page.")
+    total: int = Field(description="Findings matching the filter (kept ones only).")
+
+
+def _out(f: Finding) -> FindingOut:
+    return FindingOut(
+        trace_id=f.trace_id,
+        claim_index=f.claim_index,
+        ts=f.ts,
+        time=datetime.fromtimestamp(f.ts, UTC).isoformat(timespec="milliseconds"),
+        slices=f.slices,
+        claim=f.claim,
+        evidence=f.evidence,
+        context_index=f.context_index,
+        context_id=f.context_id,
+        score=f.score,
+        reason=f.reason,
+        judge_version=f.metric_version,
+    )
+
+
+def _unavailable(exc: StoreUnavailableError) -> HTTPException:
+    return HTTPException(503, f"store unavailable: {exc}", headers={"Retry-After": "5"})
+
+
+def _static(name: str) -> str:
+    # groundwatch is a namespace package: importlib.resources cannot read it when installed
+    # editable, so read next to this module (package-data ships static/*).
+    return (_STATIC_DIR / name).read_text("utf-8")
+
+
+def page_router() -> APIRouter:
+    """Only the page and its assets (no data); safe to mount without authentication."""
+    router = APIRouter()
+
+    @router.get("/", include_in_schema=False)
+    def page() -> HTMLResponse:
+        return HTMLResponse(_static("page.html"), headers=_SECURITY_HEADERS)
+
+    @router.get("/static/{name}", include_in_schema=False)
+    def asset(name: str) -> Response:
+        if name not in _ASSETS:
+            raise HTTPException(404, "not found")
+        return Response(_static(name), media_type=_ASSETS[name], headers=_SECURITY_HEADERS)
+
+    return router
+
+
+def findings_router(
+    store: FindingStore,
+    windows: WindowStore | WindowReader,
+    settings: Settings,
+    *,
+    include_page: bool = True,
+) -> APIRouter:
+    """The triage routes over a finding store and a window store (see module docstring)."""
+    reader = as_reader(windows)
+    slice_keys = list(settings.windows.slice_keys)
+    router = APIRouter()
+
+    @router.get("/v1/findings", response_model=FindingsPageOut, tags=["triage"])
+    def list_findings(
+        request: Request,
+        limit: Annotated[int, Query(ge=1, le=500, description="Page size.")] = 50,
+        cursor: Annotated[str | None, Query(max_length=2048)] = None,
+        slice_: Annotated[
+            list[str],
+            Query(alias="slice", description="key:value slice filter, repeatable (AND)."),
+        ] = [],  # noqa: B006 - FastAPI copies query defaults
+    ) -> FindingsPageOut:
+        """Contradicted claims, newest first, optionally filtered by slice."""
+        wanted: dict[str, str] = {}
+        for spec in slice_:
+            key, sep, value = spec.partition(":")
+            if not sep or not key or not value:
+                raise HTTPException(422, f"slice filter {spec[:80]!r} must look like key:value")
+            wanted[key] = SliceMapper.clean(value)
+        for key in slice_keys:
+            given = request.query_params.get(key)
+            if given:
+                wanted[key] = SliceMapper.clean(given)
+        try:
+            page = store.page(limit=limit, cursor=cursor, slice_filter=wanted or None)
+        except InvalidCursorError as exc:
+            raise HTTPException(400, str(exc)) from None
+        except StoreUnavailableError as exc:
+            raise _unavailable(exc) from None
+        return FindingsPageOut(
+            items=[_out(f) for f in page.items], next_cursor=page.next_cursor, total=page.total
+        )
+
+    @router.get("/v1/windows", tags=["triage"])
+    def current_windows() -> dict[str, Any]:
+        """Window means, counts and rates per slice, and drift against the reference."""
+        try:
+            return report_to_json(build_report(reader, settings))
+        except StoreUnavailableError as exc:
+            raise _unavailable(exc) from None
+
+    if include_page:
+        router.include_router(page_router())
+    return router

@@ -1,0 +1,321 @@
+"""OTLP/HTTP trace receiver: ``POST /v1/traces`` (protobuf or JSON), assembled into RagTraces.
+
+Usage (app.py does this; the router's lifespan starts and stops the flusher)::
+
+    app.include_router(otlp_router(runtime, settings, ingest_fn), dependencies=write_auth)
+
+    receiver = runtime.extras["otlp_receiver"]   # also usable directly, e.g. from Runtime.stop
+    receiver.start(); ...; receiver.stop()        # idempotent
+
+Responses follow the OTLP/HTTP specification: 200 with an ``ExportTraceServiceResponse`` in the
+request's encoding (``partial_success.rejected_spans`` when some spans were refused), 400 with a
+``google.rpc.Status`` for an undecodable body, 415 for another media type, 503 with
+``Retry-After`` when the evaluation queue is full (the exporter retries; buffered spans are kept).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import zlib
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from fastapi import APIRouter, FastAPI, Request, Response
+from starlette.concurrency import run_in_threadpool
+
+from groundwatch.contract.trace import RagTrace, TraceDecodeError, validate_trace
+from groundwatch.ingest.otlp_assembly import AssembledTrace, TraceAssembler
+from groundwatch.ingest.otlp_decode import OtlpDecodeError, decode_otlp_request, media_kind
+from groundwatch.settings import Settings
+
+if TYPE_CHECKING:
+    from groundwatch.runtime import Runtime
+
+__all__ = ["OtlpBackpressureError", "OtlpReceiver", "otlp_router"]
+
+log = logging.getLogger(__name__)
+
+IngestFn = Callable[["Runtime", list[RagTrace], str], dict[str, Any]]
+
+_STATUS_INVALID_ARGUMENT = 3
+_STATUS_UNAVAILABLE = 14
+
+
+class OtlpBackpressureError(Exception):
+    """The evaluation queue refused assembled traces; they were put back to be retried."""
+
+    retriable = True
+
+
+@dataclass
+class ReceiveOutcome:
+    spans: int
+    rejected_spans: int
+    error_message: str
+
+
+class OtlpReceiver:
+    """Decodes requests, assembles traces and feeds them to ``ingest_fn``; flushes expired
+    windows from a background thread between ``start()`` and ``stop()``."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        settings: Settings,
+        ingest_fn: IngestFn,
+        *,
+        assembler: TraceAssembler | None = None,
+        flush_interval_s: float | None = None,
+    ):
+        self.runtime = runtime
+        self.settings = settings
+        self.ingest_fn = ingest_fn
+        otel = settings.otel
+        attribute_map: dict[str, str] | None = getattr(otel, "attribute_map", None)
+        self.assembler = assembler or TraceAssembler(
+            window_s=otel.assembly_window_s,
+            max_pending=otel.max_pending_traces,
+            attribute_map=attribute_map or None,
+            registry=runtime.registry,
+        )
+        window = self.assembler.window_s
+        self.flush_interval_s = flush_interval_s or min(1.0, max(0.05, window / 4))
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def start(self) -> None:
+        with self._lock:
+            if self._thread is not None:
+                return
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="gw-otlp-flush", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the flusher and hand every pending trace that can be scored to the pipeline."""
+        with self._lock:
+            thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        self._stop.set()
+        thread.join(timeout=10)
+        items = self.assembler.drain()
+        if items:
+            try:
+                self._ingest(items)
+            except OtlpBackpressureError:
+                log.warning("queue full at shutdown: %d OTLP traces not scored", len(items))
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.flush_interval_s):
+            try:
+                self.flush_expired()
+            except OtlpBackpressureError:
+                pass  # requeued; retried on a later tick
+            except Exception:  # the flusher must outlive a bad trace or a store hiccup
+                log.exception("OTLP flush failed")
+
+    def flush_expired(self) -> int:
+        """Ingest traces whose assembly window ran out; returns how many were handed over."""
+        items = self.assembler.expire()
+        if not items:
+            return 0
+        self._ingest(items)
+        return len(items)
+
+    # -- request path ----------------------------------------------------------------------
+    def receive(
+        self, body: bytes, content_type: str, traceparent: str | None = None
+    ) -> ReceiveOutcome:
+        """Decode one request and ingest what it completes. Raises OtlpDecodeError (400) or
+        OtlpBackpressureError (503). With a ``PipelineTracer`` in ``runtime.extras
+        ["pipeline_tracer"]``, decoding is traced as a child of the request's ``traceparent``."""
+        tracer = self.runtime.extras.get("pipeline_tracer")
+        if tracer is None:
+            spans = decode_otlp_request(body, content_type)
+        else:
+            with tracer.stage("decode", traceparent=traceparent, attributes={"source": "otlp"}):
+                spans = decode_otlp_request(body, content_type)
+        result = self.assembler.add(spans)
+        rejected = result.rejected_spans
+        messages = [f"{n} spans: {reason}" for reason, n in sorted(result.reasons.items())]
+        if result.completed:
+            refused = self._ingest(result.completed)
+            if refused:
+                rejected += refused
+                messages.append(f"{refused} spans: trace refused by the contract")
+        return ReceiveOutcome(len(spans), rejected, "; ".join(messages))
+
+    def _ingest(self, items: list[AssembledTrace]) -> int:
+        """Validate and hand traces to ingest_fn. Returns the spans of refused traces."""
+        limits = self.settings.limits
+        valid: list[AssembledTrace] = []
+        refused = 0
+        for item in items:
+            try:
+                validate_trace(item.trace.model_dump(mode="json"), limits)
+            except TraceDecodeError as exc:
+                self.runtime.metrics.rejected.labels(source="otlp", reason=exc.reason).inc()
+                refused += len(item.spans)
+                continue
+            valid.append(item)
+        if not valid:
+            return refused
+        # Noted before the hand-over: a fast worker may emit the evaluation event right away.
+        self._note_producers(valid)
+        try:
+            self.ingest_fn(self.runtime, [item.trace for item in valid], "otlp")
+        except Exception as exc:
+            if getattr(exc, "retriable", False):
+                self.assembler.requeue(valid)
+                raise OtlpBackpressureError(str(exc) or type(exc).__name__) from exc
+            raise
+        return refused
+
+    def _note_producers(self, items: list[AssembledTrace]) -> None:
+        """Let the evaluation-event emitter link its spans to the producer's root span."""
+        producers = self.runtime.extras.get("producer_contexts")
+        if producers is None:
+            return
+        for item in items:
+            span = item.root
+            if span is not None:
+                producers.note_ids(item.trace.trace_id, span.trace_id, span.span_id)
+
+
+def _decompress(body: bytes, encoding: str, limit: int) -> bytes:
+    encoding = encoding.strip().lower()
+    if encoding in ("", "identity"):
+        return body
+    if encoding not in ("gzip", "deflate"):
+        raise OtlpDecodeError("bad_protobuf", f"unsupported content encoding {encoding!r}")
+    wbits = 16 + zlib.MAX_WBITS if encoding == "gzip" else zlib.MAX_WBITS
+    inflater = zlib.decompressobj(wbits)
+    try:
+        out = inflater.decompress(body, limit + 1)
+    except zlib.error as exc:
+        raise OtlpDecodeError("bad_protobuf", f"bad {encoding} body: {exc}") from None
+    if len(out) > limit:
+        raise _TooLargeError
+    return out
+
+
+class _TooLargeError(Exception):
+    pass
+
+
+def _status_body(kind: str, code: int, message: str) -> bytes:
+    """A google.rpc.Status in the request's encoding (code = field 1, message = field 2)."""
+    if kind == "json":
+        return json.dumps({"code": code, "message": message}).encode()
+    text = message.encode("utf-8")
+    return bytes([0x08, code]) + bytes([0x12]) + _varint(len(text)) + text
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _media(kind: str) -> str:
+    return "application/json" if kind == "json" else "application/x-protobuf"
+
+
+def _success(kind: str, outcome: ReceiveOutcome) -> Response:
+    from google.protobuf import json_format
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceResponse,
+    )
+
+    message = ExportTraceServiceResponse()
+    if outcome.rejected_spans or outcome.error_message:
+        message.partial_success.rejected_spans = outcome.rejected_spans
+        message.partial_success.error_message = outcome.error_message
+    if kind == "json":
+        content = json.dumps(json_format.MessageToDict(message)).encode()
+    else:
+        content = message.SerializeToString()
+    return Response(content, status_code=200, media_type=_media(kind))
+
+
+def otlp_router(runtime: Runtime, settings: Settings, ingest_fn: IngestFn) -> APIRouter:
+    """``POST /v1/traces``; the receiver lives in ``runtime.extras["otlp_receiver"]``."""
+    receiver: OtlpReceiver | None = runtime.extras.get("otlp_receiver")
+    if receiver is None:
+        receiver = OtlpReceiver(runtime, settings, ingest_fn)
+        runtime.extras["otlp_receiver"] = receiver
+    receiver_ = receiver
+    limit = settings.api.max_body_bytes
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        receiver_.start()
+        try:
+            yield
+        finally:
+            await run_in_threadpool(receiver_.stop)
+
+    router = APIRouter(lifespan=lifespan)
+
+    @router.post(
+        "/v1/traces",
+        tags=["ingest"],
+        summary="OTLP/HTTP traces (application/x-protobuf or application/json)",
+        responses={
+            400: {"description": "Undecodable body (google.rpc.Status)"},
+            413: {"description": "Body too large"},
+            415: {"description": "Unsupported media type"},
+            503: {"description": "Evaluation queue full; retry after Retry-After"},
+        },
+    )
+    async def export_traces(request: Request) -> Response:
+        """Receive spans; RAG traces are assembled from retrieval and LLM spans, then scored."""
+        content_type = request.headers.get("content-type", "")
+        try:
+            kind = media_kind(content_type)
+        except OtlpDecodeError as exc:
+            return Response(
+                _status_body("json", _STATUS_INVALID_ARGUMENT, exc.detail),
+                status_code=415,
+                media_type="application/json",
+            )
+        raw = await request.body()
+        try:
+            body = _decompress(raw, request.headers.get("content-encoding", ""), limit)
+            outcome = await run_in_threadpool(
+                receiver_.receive, body, content_type, request.headers.get("traceparent")
+            )
+        except _TooLargeError:
+            message = f"decompressed body over {limit} bytes"
+            return Response(
+                _status_body(kind, _STATUS_INVALID_ARGUMENT, message),
+                status_code=413,
+                media_type=_media(kind),
+            )
+        except OtlpDecodeError as exc:
+            runtime.metrics.rejected.labels(source="otlp", reason=exc.reason).inc()
+            return Response(
+                _status_body(kind, _STATUS_INVALID_ARGUMENT, str(exc)[:500]),
+                status_code=400,
+                media_type=_media(kind),
+            )
+        except OtlpBackpressureError:
+            return Response(
+                _status_body(kind, _STATUS_UNAVAILABLE, "evaluation queue full; retry later"),
+                status_code=503,
+                media_type=_media(kind),
+                headers={"Retry-After": "2"},
+            )
+        return _success(kind, outcome)
+
+    return router

@@ -1,0 +1,106 @@
+"""Implementations of the long-running and operational CLI commands."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+from typing import Any
+
+from groundwatch.settings import Settings
+
+__all__ = ["baseline", "produce_sample", "serve", "serve_app"]
+
+log = logging.getLogger(__name__)
+
+
+def _warn_startup(settings: Settings) -> None:
+    from groundwatch.api import security
+
+    for line in security.startup_warnings(settings):
+        log.warning("%s", line)
+
+
+def serve_app(app: Any, host: str, port: int) -> Any:
+    """A uvicorn server for ``app`` (not yet started); SIGTERM/SIGINT stop it gracefully."""
+    import uvicorn
+
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
+    return uvicorn.Server(config)
+
+
+def serve(settings: Settings, host: str | None = None, port: int | None = None) -> int:
+    from groundwatch.api import security
+    from groundwatch.api.app import create_app
+
+    # --host/--port override the settings, so the checks below see the real bind address.
+    overrides = {k: v for k, v in (("host", host), ("port", port)) if v}
+    if overrides:
+        settings = settings.model_copy(update={"api": settings.api.model_copy(update=overrides)})
+    host, port = settings.api.host, settings.api.port
+    _warn_startup(settings)
+    try:
+        security.check_bind(settings)
+    except security.InsecureBindError as exc:
+        log.error("%s", exc)
+        return 2
+    app = create_app(settings)
+    mode = "kafka consumer + HTTP" if settings.kafka.bootstrap_servers else "HTTP sidecar"
+    log.info("groundwatch serving on http://%s:%d (%s)", host, port, mode)
+    serve_app(app, host, port).run()  # uvicorn handles SIGTERM/SIGINT: drains, then lifespan stop
+    return 0
+
+
+def baseline(settings: Settings, action: str) -> int:
+    """``groundwatch baseline pin|show|clear`` against the configured (shared) window store.
+    With in-memory state a baseline lives only as long as the process: use Redis."""
+    import json
+
+    from groundwatch.runtime import _build_stores
+    from groundwatch.state import baseline as baseline_mod
+    from groundwatch.state.stores import StoreUnavailableError
+
+    windows, _, _ = _build_stores(settings)
+    try:
+        if action == "pin":
+            try:
+                pinned = baseline_mod.pin_baseline(windows, settings)
+            except baseline_mod.BaselineError as exc:
+                print(f"groundwatch baseline: {exc}", file=sys.stderr)
+                return 1
+            print(json.dumps(baseline_mod.show_baseline(windows, settings), indent=2))
+            del pinned
+        elif action == "clear":
+            removed = baseline_mod.clear_baseline(windows, settings)
+            print("baseline cleared" if removed else "no baseline was pinned")
+        else:
+            shown = baseline_mod.show_baseline(windows, settings)
+            print(
+                json.dumps(shown, indent=2) if shown else "no baseline pinned (rolling reference)"
+            )
+    except StoreUnavailableError as exc:
+        print(f"groundwatch baseline: window store unavailable: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def produce_sample(
+    settings: Settings, *, n: int, bootstrap: str | None = None, topic: str | None = None
+) -> int:
+    servers = bootstrap or settings.kafka.bootstrap_servers
+    if not servers:
+        print(
+            "groundwatch produce-sample: set --bootstrap or GROUNDWATCH_KAFKA__BOOTSTRAP_SERVERS",
+            file=sys.stderr,
+        )
+        return 2
+    from groundwatch_consumers.samples import produce_samples
+
+    sent = produce_samples(servers, topic or settings.kafka.topic, n)
+    print(f"sent {sent} sample traces to {topic or settings.kafka.topic}", file=sys.stderr)
+    return 0
+
+
+def install_signal_handlers(stop: Any) -> None:
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop())

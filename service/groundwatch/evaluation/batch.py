@@ -1,0 +1,191 @@
+"""Batch mode: ``groundwatch evaluate INPUT.jsonl -o OUTPUT.jsonl``.
+
+Writes one evaluation record per valid input line, in input order. Invalid lines are reported
+with their line numbers on stderr and written to an errors file; they never abort the run.
+Exit codes: 0 done (even with invalid lines), 2 unusable arguments or unreadable/unwritable files.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from groundwatch.contract.record import EvaluationRecord
+from groundwatch.contract.trace import RagTrace, TraceDecodeError, decode_trace
+from groundwatch.evaluation.evaluator import Evaluator
+from groundwatch.settings import Settings
+
+__all__ = ["BatchSummary", "run_batch"]
+
+
+@dataclass
+class BatchSummary:
+    lines: int = 0
+    valid: int = 0
+    invalid: int = 0
+    scored: int = 0
+    unscored: int = 0
+    claims: int = 0
+    contradicted: int = 0
+    not_found: int = 0
+    refusals: int = 0
+    sums: dict[str, float] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def add(self, record: EvaluationRecord) -> None:
+        if record.status == "unscored":
+            self.unscored += 1
+            return
+        self.scored += 1
+        self.claims += len(record.claims)
+        self.contradicted += record.contradicted_claims
+        self.not_found += record.not_found_claims
+        self.refusals += int(record.refusal)
+        for metric in ("faithfulness", "context_precision", "answer_relevance", "citation_support"):
+            value = getattr(record, metric)
+            if value is not None:
+                self.sums[metric] = self.sums.get(metric, 0.0) + value
+                self.counts[metric] = self.counts.get(metric, 0) + 1
+
+    def table(self) -> str:
+        rows = [
+            ("lines read", str(self.lines)),
+            ("valid traces", str(self.valid)),
+            ("invalid lines", str(self.invalid)),
+            ("scored", str(self.scored)),
+            ("unscored", str(self.unscored)),
+            ("claims", str(self.claims)),
+            ("contradicted claims", str(self.contradicted)),
+            ("not-found claims", str(self.not_found)),
+            ("refusals", str(self.refusals)),
+        ]
+        for metric in ("faithfulness", "context_precision", "answer_relevance", "citation_support"):
+            n = self.counts.get(metric, 0)
+            mean = f"{self.sums[metric] / n:.3f} (n={n})" if n else "null (n=0)"
+            rows.append((f"mean {metric}", mean))
+        width = max(len(k) for k, _ in rows)
+        return "\n".join(f"  {k.ljust(width)}  {v}" for k, v in rows)
+
+
+def _lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    for number, raw in enumerate(stream, start=1):
+        yield number, raw.rstrip(b"\r\n")
+
+
+def _count_lines(path: str) -> int | None:
+    if path == "-":
+        return None
+    with open(path, "rb") as fh:
+        return sum(1 for _ in fh)
+
+
+def run_batch(
+    settings: Settings,
+    input_path: str,
+    output_path: str,
+    *,
+    errors_path: str | None = None,
+    batch_size: int = 16,
+    progress: bool = True,
+    evaluator: Evaluator | None = None,
+) -> int:
+    if batch_size < 1:
+        print("groundwatch evaluate: --batch-size must be >= 1", file=sys.stderr)
+        return 2
+    try:
+        total = _count_lines(input_path)
+    except OSError as exc:
+        print(f"groundwatch evaluate: cannot read {input_path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    if errors_path is None:
+        errors_path = (
+            "groundwatch-errors.jsonl" if output_path == "-" else output_path + ".errors.jsonl"
+        )
+    with ExitStack() as stack:
+        try:
+            source: IO[bytes] = (
+                sys.stdin.buffer
+                if input_path == "-"
+                else stack.enter_context(open(input_path, "rb"))
+            )
+            sink: IO[str] = (
+                sys.stdout
+                if output_path == "-"
+                else stack.enter_context(open(output_path, "w", encoding="utf-8"))
+            )
+        except OSError as exc:
+            print(f"groundwatch evaluate: {exc.filename}: {exc.strerror}", file=sys.stderr)
+            return 2
+        if evaluator is None:
+            from groundwatch.judges.factory import build_judge
+
+            judge = build_judge(settings)
+            judge.load()
+            evaluator = Evaluator(judge)
+        summary = BatchSummary()
+        errors: list[dict[str, Any]] = []
+        bar = _progress(total, progress)
+        pending: list[RagTrace] = []
+
+        def flush() -> None:
+            for record in evaluator.evaluate_batch(pending):
+                summary.add(record)
+                sink.write(record.model_dump_json() + "\n")
+            sink.flush()
+            bar.update(len(pending))
+            pending.clear()
+
+        for number, raw in _lines(source):
+            summary.lines += 1
+            if not raw.strip():
+                bar.update(1)
+                continue
+            try:
+                trace = decode_trace(raw, settings.limits)
+            except TraceDecodeError as exc:
+                summary.invalid += 1
+                errors.append({"line": number, "reason": exc.reason, "detail": exc.detail})
+                print(f"line {number}: {exc.reason}: {exc.detail}", file=sys.stderr)
+                bar.update(1)
+                continue
+            summary.valid += 1
+            pending.append(trace)
+            if len(pending) >= batch_size:
+                flush()
+        if pending:
+            flush()
+        bar.close()
+    if errors:
+        try:
+            with open(errors_path, "w", encoding="utf-8") as fh:
+                for err in errors:
+                    fh.write(json.dumps(err) + "\n")
+            print(f"{len(errors)} invalid line(s) written to {errors_path}", file=sys.stderr)
+        except OSError as exc:
+            print(
+                f"groundwatch evaluate: cannot write {errors_path}: {exc.strerror}", file=sys.stderr
+            )
+            return 2
+    print(f"metric_version: {evaluator.metric_version}", file=sys.stderr)
+    print(summary.table(), file=sys.stderr)
+    return 0
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total: int | None, enabled: bool) -> Any:
+    if not enabled:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="line", file=sys.stderr, desc="evaluating", dynamic_ncols=True)

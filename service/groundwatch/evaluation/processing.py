@@ -1,0 +1,188 @@
+"""The shared core of every ingest path (HTTP, Kafka, OTLP, batch): observe, sample, evaluate,
+record durably. Sources own delivery semantics (queues, offsets); this module owns what happens
+to a trace.
+
+Usage::
+
+    processor = TraceProcessor(evaluator=..., sampler=..., slices=..., windows=..., findings=...,
+                               sinks=[...], metrics=...)
+    sampled = processor.observe(traces, source="kafka")       # cheap, every trace
+    records = processor.evaluate_and_record(sampled)          # durable when it returns
+
+Both steps are idempotent per trace_id, so a source may re-deliver after a crash. Both raise
+:class:`~groundwatch.state.stores.StoreUnavailableError` when state cannot be written; the caller
+retries and must not acknowledge its input.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from groundwatch.contract.record import EvaluationRecord
+from groundwatch.contract.trace import RagTrace
+from groundwatch.evaluation.evaluator import Evaluator
+from groundwatch.ingest.sampling import Sampler
+from groundwatch.observability.metrics import PipelineMetrics
+from groundwatch.state.slices import SliceMapper
+from groundwatch.state.stores import (
+    Finding,
+    FindingStore,
+    IngestObservation,
+    Redactor,
+    ResultSink,
+    StoreUnavailableError,
+    WindowStore,
+)
+
+__all__ = ["TraceProcessor", "findings_from_record", "trace_ts"]
+
+log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
+
+def trace_ts(trace: RagTrace, now: float | None = None) -> float:
+    if trace.timestamp is not None:
+        return trace.timestamp.timestamp()
+    return time.time() if now is None else now
+
+
+def findings_from_record(
+    record: EvaluationRecord, slices: dict[str, str], ts: float, redactor: Redactor | None
+) -> list[Finding]:
+    if redactor is not None and record.contradicted_claims:
+        # One pass over claim, evidence and reason: a judge's reason may quote the text.
+        record = redactor.redact_record(record)
+    out: list[Finding] = []
+    for i, claim in enumerate(record.claims):
+        if claim.verdict != "contradicted":
+            continue
+        evidence = claim.evidence
+        out.append(
+            Finding(
+                trace_id=record.trace_id,
+                ts=ts,
+                claim_index=i,
+                claim=claim.text,
+                evidence=(evidence.text or None) if evidence else None,
+                context_index=evidence.context_index if evidence else None,
+                context_id=evidence.context_id if evidence else None,
+                score=claim.score,
+                reason=claim.reason,
+                metric_version=record.metric_version,
+                slices=dict(slices),
+            )
+        )
+    return out
+
+
+class TraceProcessor:
+    """Observe -> sample -> evaluate -> record, with idempotent, durable writes."""
+
+    def __init__(
+        self,
+        *,
+        evaluator: Evaluator,
+        sampler: Sampler,
+        slices: SliceMapper,
+        windows: WindowStore,
+        findings: FindingStore,
+        sinks: Sequence[ResultSink],
+        metrics: PipelineMetrics,
+        redactor: Redactor | None = None,
+    ):
+        self.evaluator = evaluator
+        self.sampler = sampler
+        self.slices = slices
+        self.windows = windows
+        self.findings = findings
+        self.sinks = list(sinks)
+        self.metrics = metrics
+        self.redactor = redactor
+        metrics.set_judge(evaluator.judge.backend, evaluator.metric_version)
+
+    def observe(self, traces: Sequence[RagTrace], source: str) -> list[RagTrace]:
+        """Count every trace (idempotently) and return the ones chosen for scoring."""
+        now = time.time()
+        observations: list[IngestObservation] = []
+        sampled: list[RagTrace] = []
+        for trace in traces:
+            is_sampled = self.sampler.should_sample(trace)
+            scores = [c.score for c in trace.contexts if c.score is not None]
+            observations.append(
+                IngestObservation(
+                    trace_id=trace.trace_id,
+                    ts=trace_ts(trace, now),
+                    slices=self.slices.slices(trace.attributes),
+                    sampled=is_sampled,
+                    retrieval_top_score=max(scores) if scores else None,
+                    context_count=len(trace.contexts),
+                    context_chars=sum(len(c.text) for c in trace.contexts),
+                )
+            )
+            if is_sampled:
+                sampled.append(trace)
+        fresh = self._guard("windows", lambda: self.windows.observe_ingest(observations))
+        for obs, new in zip(observations, fresh, strict=True):
+            if not new:
+                continue
+            self.metrics.received.labels(source=source).inc()
+            self.metrics.context_passages.observe(obs.context_count)
+            if obs.retrieval_top_score is not None:
+                self.metrics.retrieval_top_score.observe(
+                    min(1.0, max(0.0, obs.retrieval_top_score))
+                )
+            if obs.sampled:
+                self.metrics.sampled.labels(source=source).inc()
+        return sampled
+
+    def evaluate(self, traces: Sequence[RagTrace]) -> list[EvaluationRecord]:
+        return self.evaluator.evaluate_batch(traces)
+
+    def record(self, traces: Sequence[RagTrace], records: Sequence[EvaluationRecord]) -> None:
+        """Write windows, findings and result records; durable and idempotent when it returns."""
+        now = time.time()
+        items = [
+            (record, self.slices.slices(trace.attributes), trace_ts(trace, now))
+            for trace, record in zip(traces, records, strict=True)
+        ]
+        # Redact each record once, and only when some of its text is stored or published.
+        stored = [self._redacted(record) for record in records]
+        found: list[Finding] = []
+        for record, (_, slices, ts) in zip(stored, items, strict=True):
+            found.extend(findings_from_record(record, slices, ts, None))
+        if found:
+            self._guard("findings", lambda: self.findings.add(found))
+        for sink in self.sinks:
+            self._guard(type(sink).__name__, lambda s=sink: s.write(stored))  # type: ignore[misc]
+        # Windows last: their dedup marker means "this trace is done"; a crash before it
+        # re-delivers and rewrites the (idempotent) findings and results.
+        fresh = self._guard("windows", lambda: self.windows.observe_evaluations(items))
+        for (record, _, _), new in zip(items, fresh, strict=True):
+            if new:
+                self.metrics.observe_record(record)
+                self.metrics.findings.inc(record.contradicted_claims)
+            else:
+                self.metrics.duplicates.inc()
+
+    def _redacted(self, record: EvaluationRecord) -> EvaluationRecord:
+        if self.redactor is None or not (self.sinks or record.contradicted_claims):
+            return record
+        return self.redactor.redact_record(record)
+
+    def evaluate_and_record(self, traces: Sequence[RagTrace]) -> list[EvaluationRecord]:
+        records = self.evaluate(traces)
+        self.record(traces, records)
+        return records
+
+    def _guard(self, store: str, fn: Callable[[], _T]) -> _T:
+        try:
+            return fn()
+        except StoreUnavailableError:
+            self.metrics.store_errors.labels(store=store).inc()
+            raise
+        except (ConnectionError, TimeoutError, OSError) as exc:
+            self.metrics.store_errors.labels(store=store).inc()
+            raise StoreUnavailableError(f"{store}: {exc}") from exc

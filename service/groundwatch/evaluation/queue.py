@@ -1,0 +1,145 @@
+"""In-process evaluation queue for the sidecar paths (HTTP, OTLP): bounded, with worker threads.
+
+Usage::
+
+    queue = EvaluationQueue(processor, capacity=1000, workers=1)
+    queue.start()
+    if not queue.offer(sampled_traces): ...   # full: the caller answers 503 + Retry-After
+    queue.stop(drain=True)
+
+Workers take up to ``batch_size`` traces at a time (model calls batch across traces) and record
+them through the processor. A store outage is retried with backoff; nothing is dropped while
+the process lives. (Durability across restarts is the Kafka consumer's job.)
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Sequence
+
+from groundwatch.contract.trace import RagTrace
+from groundwatch.evaluation.processing import TraceProcessor
+from groundwatch.state.stores import StoreUnavailableError
+
+__all__ = ["EvaluationQueue"]
+
+log = logging.getLogger(__name__)
+
+
+class EvaluationQueue:
+    """A bounded queue of sampled traces and the workers that evaluate them."""
+
+    def __init__(
+        self,
+        processor: TraceProcessor,
+        *,
+        capacity: int = 1000,
+        workers: int = 1,
+        batch_size: int = 8,
+        max_backoff_s: float = 5.0,
+    ):
+        self.processor = processor
+        self.capacity = max(1, capacity)
+        self._queue: queue.Queue[RagTrace] = queue.Queue(self.capacity)
+        self._workers = max(1, workers)
+        self._batch_size = max(1, batch_size)
+        self._max_backoff_s = max_backoff_s
+        self._threads: list[threading.Thread] = []
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._pending = 0  # offered and not yet finished
+        self.healthy = True
+        self.processed = 0
+
+    def start(self) -> None:
+        self._stop.clear()
+        for i in range(self._workers):
+            thread = threading.Thread(target=self._run, name=f"gw-eval-{i}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def depth(self) -> int:
+        return self._queue.qsize()
+
+    def free(self) -> int:
+        return self.capacity - self._queue.qsize()
+
+    def offer(self, traces: Sequence[RagTrace]) -> bool:
+        """Enqueue all traces, or none when there is not room for all of them."""
+        with self._lock:
+            if self.free() < len(traces):
+                return False
+            for trace in traces:
+                self._queue.put_nowait(trace)
+            self._pending += len(traces)
+        self.processor.metrics.queue_depth.labels(queue="evaluation").set(self.depth())
+        return True
+
+    def idle(self) -> bool:
+        with self._lock:
+            return self._pending == 0
+
+    def join(self, timeout: float = 30.0) -> bool:
+        """Wait until everything offered so far is recorded."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.idle():
+                return True
+            time.sleep(0.01)
+        return self.idle()
+
+    def stop(self, drain: bool = True, timeout: float = 30.0) -> None:
+        if drain:
+            self.join(timeout)
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=5.0)
+        self._threads.clear()
+
+    def _take_batch(self) -> list[RagTrace]:
+        try:
+            first = self._queue.get(timeout=0.1)
+        except queue.Empty:
+            return []
+        batch = [first]
+        while len(batch) < self._batch_size:
+            try:
+                batch.append(self._queue.get_nowait())
+            except queue.Empty:
+                break
+        return batch
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            batch = self._take_batch()
+            if not batch:
+                continue
+            try:
+                self._process(batch)
+            finally:
+                with self._lock:
+                    self._pending -= len(batch)
+                self.processor.metrics.queue_depth.labels(queue="evaluation").set(self.depth())
+
+    def _process(self, batch: list[RagTrace]) -> None:
+        records = self.processor.evaluate(batch)
+        backoff = 0.1
+        while True:
+            try:
+                self.processor.record(batch, records)
+                self.healthy = True
+                self.processed += len(batch)
+                return
+            except StoreUnavailableError as exc:
+                self.healthy = False
+                log.warning("state store unavailable, retrying in %.1fs: %s", backoff, exc)
+                if self._stop.wait(backoff):
+                    log.error("stopping with %d unrecorded traces", len(batch))
+                    return
+                backoff = min(self._max_backoff_s, backoff * 2)
+            except Exception:
+                log.exception("recording failed for a batch of %d traces; dropped", len(batch))
+                return

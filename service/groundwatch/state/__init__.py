@@ -1,0 +1,17 @@
+"""State: what the pipeline remembers across traces and replicas. The store interfaces, the
+time-bucketed window stores (memory and Redis), findings kept for triage, the pinned drift
+baseline, bounded slice labels and the drift statistics computed from windows.
+
+Modules: ``stores`` (interfaces), ``windows`` (bucket layout and the in-memory window store),
+``findings`` (in-memory finding store), ``redis_store``, ``baseline``, ``slices``, ``drift``.
+"""
+
+__all__ = [
+    "baseline",
+    "drift",
+    "findings",
+    "redis_store",
+    "slices",
+    "stores",
+    "windows",
+]

@@ -1,0 +1,153 @@
+"""Findings (contradicted claims) kept for triage: the in-memory store and the shared
+encoding used by every finding store.
+
+Usage::
+
+    store = MemoryFindingStore(settings)
+    store.add(findings)                                   # idempotent per trace_id#claim_index
+    page = store.page(limit=50, slice_filter={"tenant": "acme"})
+    more = store.page(limit=50, cursor=page.next_cursor)  # newest first, stable under inserts
+
+Order is (ts, key) descending; a cursor is the (ts, key) of the last item returned, so pages
+neither repeat nor skip items when new findings arrive between requests.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import bisect
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from groundwatch.settings import Settings
+from groundwatch.state.stores import Finding, FindingPage
+
+__all__ = [
+    "InvalidCursorError",
+    "MemoryFindingStore",
+    "decode_cursor",
+    "encode_cursor",
+    "finding_from_dict",
+    "finding_to_dict",
+]
+
+
+class InvalidCursorError(ValueError):
+    """A pagination cursor that this server did not produce. Not retriable."""
+
+    retriable = False
+
+
+def encode_cursor(ts: float, key: str) -> str:
+    raw = json.dumps([ts, key], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[float, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        ts, key = json.loads(raw)
+        return float(ts), str(key)
+    except (ValueError, TypeError, binascii.Error) as exc:
+        raise InvalidCursorError("invalid cursor") from exc
+
+
+def finding_to_dict(f: Finding) -> dict[str, Any]:
+    return {
+        "trace_id": f.trace_id,
+        "ts": f.ts,
+        "claim_index": f.claim_index,
+        "claim": f.claim,
+        "evidence": f.evidence,
+        "context_index": f.context_index,
+        "context_id": f.context_id,
+        "score": f.score,
+        "reason": f.reason,
+        "metric_version": f.metric_version,
+        "slices": dict(f.slices),
+    }
+
+
+def finding_from_dict(d: Mapping[str, Any]) -> Finding:
+    slices = d.get("slices") or {}
+    return Finding(
+        trace_id=str(d["trace_id"]),
+        ts=float(d["ts"]),
+        claim_index=int(d["claim_index"]),
+        claim=str(d["claim"]),
+        evidence=None if d.get("evidence") is None else str(d["evidence"]),
+        context_index=None if d.get("context_index") is None else int(d["context_index"]),
+        context_id=None if d.get("context_id") is None else str(d["context_id"]),
+        score=float(d["score"]),
+        reason=None if d.get("reason") is None else str(d["reason"]),
+        metric_version=str(d["metric_version"]),
+        slices={str(k): str(v) for k, v in dict(slices).items()},
+    )
+
+
+class MemoryFindingStore:
+    """Process-local findings, newest first, at most ``findings.max_items`` (oldest dropped).
+
+    Usage: ``MemoryFindingStore(settings).add([finding])``.
+    """
+
+    def __init__(self, settings: Settings):
+        self.max_items = max(1, settings.findings.max_items)
+        self._order: list[tuple[float, str]] = []  # ascending (ts, key)
+        self._items: dict[str, Finding] = {}
+        self._lock = threading.Lock()
+
+    def ping(self) -> bool:
+        return True
+
+    def add(self, findings: Sequence[Finding]) -> int:
+        new = 0
+        with self._lock:
+            for f in findings:
+                if f.key in self._items:
+                    continue
+                entry = (f.ts, f.key)
+                if len(self._order) >= self.max_items and entry < self._order[0]:
+                    continue  # older than everything kept: it would be dropped at once
+                bisect.insort(self._order, entry)
+                self._items[f.key] = f
+                new += 1
+                while len(self._order) > self.max_items:
+                    _, old = self._order.pop(0)
+                    del self._items[old]
+        return new
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def page(
+        self,
+        *,
+        limit: int = 50,
+        cursor: str | None = None,
+        slice_filter: dict[str, str] | None = None,
+    ) -> FindingPage:
+        limit = max(1, min(limit, 1000))
+        wanted = dict(slice_filter or {})
+        after = decode_cursor(cursor) if cursor else None
+        with self._lock:
+            end = len(self._order) if after is None else bisect.bisect_left(self._order, after)
+            items: list[Finding] = []
+            more = False
+            total = 0
+            for i in range(len(self._order) - 1, -1, -1):
+                f = self._items[self._order[i][1]]
+                if not all(f.slices.get(k) == v for k, v in wanted.items()):
+                    continue
+                total += 1
+                if i >= end:
+                    continue
+                if len(items) < limit:
+                    items.append(f)
+                else:
+                    more = True
+        next_cursor = encode_cursor(items[-1].ts, items[-1].key) if more and items else None
+        return FindingPage(items=items, next_cursor=next_cursor, total=total)

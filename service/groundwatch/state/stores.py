@@ -1,0 +1,135 @@
+"""State and sink interfaces of the pipeline. Implementations live side by side:
+``MemoryWindowStore`` / ``RedisWindowStore`` (windows.py, redis_store.py), ``MemoryFindingStore`` /
+``RedisFindingStore`` (findings.py), result sinks (a Kafka topic, a JSONL file, in-memory list).
+
+Contract for every write method here: when it returns, the write is durable (as durable as the
+backend is), and applying the same trace_id twice has the effect of applying it once. A backend
+that is unreachable raises :class:`StoreUnavailableError` (``retriable = True``); the caller backs off
+and does not commit its input offsets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from groundwatch.contract.record import EvaluationRecord
+
+__all__ = [
+    "Finding",
+    "FindingPage",
+    "FindingStore",
+    "IngestObservation",
+    "Redactor",
+    "ResultSink",
+    "StoreUnavailableError",
+    "WindowStore",
+]
+
+
+class StoreUnavailableError(RuntimeError):
+    """A state backend or sink cannot be reached right now. Retry later; do not commit."""
+
+    retriable = True
+
+
+@dataclass(frozen=True)
+class IngestObservation:
+    """The cheap facts taken from every trace, sampled or not."""
+
+    trace_id: str
+    ts: float  # unix seconds (trace timestamp, or receive time)
+    slices: dict[str, str]  # already bounded: configured keys only, rare values -> "other"
+    sampled: bool
+    retrieval_top_score: float | None
+    context_count: int
+    context_chars: int
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One contradicted claim kept for triage (text already redacted as configured)."""
+
+    trace_id: str
+    ts: float
+    claim_index: int
+    claim: str
+    evidence: str | None
+    context_index: int | None
+    context_id: str | None
+    score: float
+    reason: str | None
+    metric_version: str
+    slices: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.trace_id}#{self.claim_index}"
+
+
+@dataclass(frozen=True)
+class FindingPage:
+    items: list[Finding]
+    next_cursor: str | None
+    total: int
+
+
+@runtime_checkable
+class WindowStore(Protocol):
+    """Time-bucketed counts, sums and histograms per metric and slice, shared by replicas."""
+
+    def observe_ingest(self, items: Sequence[IngestObservation]) -> list[bool]:
+        """Count ingested traces (volume, retrieval score, context size). Idempotent per
+        trace_id. Returns, per item, whether it was new (False = already counted)."""
+        ...
+
+    def observe_evaluations(
+        self, items: Sequence[tuple[EvaluationRecord, dict[str, str], float]]
+    ) -> list[bool]:
+        """Add evaluation records (record, bounded slices, ts). Idempotent per trace_id.
+        Returns, per item, whether it was new (False = already counted)."""
+        ...
+
+    def ping(self) -> bool:
+        """True when the backend is reachable (used by /readyz)."""
+        ...
+
+
+@runtime_checkable
+class FindingStore(Protocol):
+    """Bounded store of recent findings, newest first. Idempotent per (trace_id, claim_index)."""
+
+    def add(self, findings: Sequence[Finding]) -> int:
+        """Store findings; returns how many were new."""
+        ...
+
+    def page(
+        self,
+        *,
+        limit: int = 50,
+        cursor: str | None = None,
+        slice_filter: dict[str, str] | None = None,
+    ) -> FindingPage: ...
+
+    def ping(self) -> bool: ...
+
+
+@runtime_checkable
+class Redactor(Protocol):
+    """Removes personal data before anything is stored or published. Scoring sees the original."""
+
+    def redact_text(self, text: str) -> str | None:
+        """The text to store, or None when text must not be kept at all (drop_text mode)."""
+        ...
+
+    def redact_record(self, record: EvaluationRecord) -> EvaluationRecord: ...
+
+
+@runtime_checkable
+class ResultSink(Protocol):
+    """Where evaluation records go (results topic, file). Durable when ``write`` returns."""
+
+    def write(self, records: Sequence[EvaluationRecord]) -> None: ...
+
+    def close(self) -> None: ...
