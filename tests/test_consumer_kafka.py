@@ -30,8 +30,8 @@ from prometheus_client import CollectorRegistry
 
 from groundwatch.ingest.sampling import sample_point
 from groundwatch.settings import KafkaSettings, RedisSettings, SamplingSettings, Settings
+from groundwatch.state.buckets import ALL
 from groundwatch.state.redis_store import RedisFindingStore, RedisWindowStore, redis_client
-from groundwatch.state.windows import ALL
 from groundwatch_consumers.kafka_source import ConsumerOptions, KafkaTraceConsumer
 from groundwatch_consumers.publisher import TracePublisher
 from groundwatch_consumers.results import KafkaResultSink

@@ -19,9 +19,10 @@ from prometheus_client import CollectorRegistry
 
 from groundwatch.contract.record import EvaluationRecord
 from groundwatch.settings import KafkaSettings, SamplingSettings, Settings
+from groundwatch.state.buckets import ALL
 from groundwatch.state.findings import MemoryFindingStore
 from groundwatch.state.stores import IngestObservation, StoreUnavailableError
-from groundwatch.state.windows import ALL, MemoryWindowStore
+from groundwatch.state.windows import MemoryWindowStore
 from groundwatch_consumers.backpressure import PartitionGate, WorkQueue
 from groundwatch_consumers.config import KafkaUnavailableError, client_config
 from groundwatch_consumers.dlq import DeadLetterPublisher

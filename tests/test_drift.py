@@ -11,9 +11,10 @@ from prometheus_client.parser import text_string_to_metric_families
 from groundwatch.observability.windows_collector import WindowsCollector, build_report
 from groundwatch.settings import Settings, WindowSettings
 from groundwatch.state.baseline import BaselineError, clear_baseline, pin_baseline, show_baseline
+from groundwatch.state.buckets import ALL, Histogram, WindowSummary
 from groundwatch.state.drift import compare, psi, two_proportion_z, wasserstein1
 from groundwatch.state.stores import StoreUnavailableError
-from groundwatch.state.windows import ALL, Histogram, MemoryWindowStore, WindowSummary
+from groundwatch.state.windows import MemoryWindowStore
 from tests.helpers_windows import FakeClock, obs, record
 
 

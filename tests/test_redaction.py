@@ -10,13 +10,12 @@ from prometheus_client import CollectorRegistry, generate_latest
 from pydantic import SecretStr
 
 from groundwatch.contract.record import ClaimResult, EvaluationRecord, Evidence
+from groundwatch.evaluation.pii_detectors import iban_valid, luhn_valid
 from groundwatch.evaluation.redaction import (
     PiiRedactor,
     RedactionCollector,
     RedactionConfigError,
     build_redactor,
-    iban_valid,
-    luhn_valid,
 )
 from groundwatch.settings import RedactionSettings
 from groundwatch.state.stores import Redactor

@@ -11,17 +11,12 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from groundwatch.settings import RedisSettings, Settings, WindowSettings
+from groundwatch.state.bucket_reader import BucketWindows
+from groundwatch.state.buckets import ALL, Baseline, WindowSummary, plan_buckets
 from groundwatch.state.redis_store import RedisWindowStore
 from groundwatch.state.slices import OTHER, SliceMapper
 from groundwatch.state.stores import StoreUnavailableError
-from groundwatch.state.windows import (
-    ALL,
-    Baseline,
-    BucketWindows,
-    MemoryWindowStore,
-    WindowSummary,
-    plan_buckets,
-)
+from groundwatch.state.windows import MemoryWindowStore
 from tests.helpers_windows import FakeClock, obs, record
 from tests.infra import RedisServer, free_port
 

@@ -196,7 +196,7 @@ class Runtime:
     def _register_collectors(self) -> None:
         try:
             from groundwatch.observability.windows_collector import WindowsCollector
-            from groundwatch.state.windows import WindowReader
+            from groundwatch.state.bucket_reader import WindowReader
         except ImportError:  # pragma: no cover
             log.warning("window collector unavailable")
             return

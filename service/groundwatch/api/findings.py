@@ -25,10 +25,10 @@ from pydantic import BaseModel, Field
 
 from groundwatch.observability.windows_collector import build_report, report_to_json
 from groundwatch.settings import Settings
+from groundwatch.state.bucket_reader import WindowReader, as_reader
 from groundwatch.state.findings import InvalidCursorError
 from groundwatch.state.slices import SliceMapper
 from groundwatch.state.stores import Finding, FindingStore, StoreUnavailableError, WindowStore
-from groundwatch.state.windows import WindowReader, as_reader
 
 __all__ = ["FindingOut", "FindingsPageOut", "findings_router", "page_router"]
 

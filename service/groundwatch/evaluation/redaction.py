@@ -19,6 +19,8 @@ Built-in detectors (``RedactionSettings.kinds``):
 * ``iban``: two letters, two check digits and the account part, mod-97 checked;
 * ``ip``: IPv4 and IPv6 addresses (checked with :mod:`ipaddress`).
 
+The detectors themselves are in :mod:`groundwatch.evaluation.pii_detectors`.
+
 Operator patterns (``RedactionSettings.patterns``, ``{"name": "regex"}``) are applied as well;
 an invalid regex or name fails at start-up with :class:`RedactionConfigError`.
 
@@ -32,17 +34,23 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import ipaddress
 import re
 import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Literal
 
 from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
 
 from groundwatch.contract.record import ClaimResult, EvaluationRecord
+from groundwatch.evaluation.pii_detectors import (
+    BUILTIN_DETECTORS,
+    BUILTIN_KINDS,
+    NORMALISE,
+    TRIGGER,
+    Detector,
+    whole_match,
+)
 from groundwatch.settings import RedactionSettings
 
 __all__ = [
@@ -51,11 +59,8 @@ __all__ = [
     "RedactionCollector",
     "RedactionConfigError",
     "build_redactor",
-    "iban_valid",
-    "luhn_valid",
 ]
 
-BUILTIN_KINDS = ("email", "phone", "card", "iban", "ip")
 RedactionMode = Literal["off", "mask", "hash", "drop_text"]
 
 _HASH_HEX = 12  # 48 bits: joinable without practical collisions at triage scale
@@ -68,208 +73,6 @@ class RedactionConfigError(ValueError):
     Raised at start-up; not retriable."""
 
     retriable = False
-
-
-# --- validators ---------------------------------------------------------------------------
-
-
-def luhn_valid(digits: str) -> bool:
-    """True when ``digits`` (only 0-9) passes the Luhn checksum."""
-    if not digits.isdigit() or not digits.isascii():
-        return False
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = ord(ch) - 48
-        if i % 2:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
-    return total % 10 == 0
-
-
-def iban_valid(iban: str) -> bool:
-    """True when ``iban`` (compact, upper case) has a plausible shape and passes mod-97."""
-    if not 15 <= len(iban) <= 34 or not iban.isascii() or not iban.isalnum():
-        return False
-    if not (iban[:2].isalpha() and iban[2:4].isdigit()):
-        return False
-    rearranged = iban[4:] + iban[:4]
-    number = "".join(str(int(ch, 36)) for ch in rearranged)
-    return int(number) % 97 == 1
-
-
-def _digits(text: str) -> str:
-    return "".join(ch for ch in text if "0" <= ch <= "9")
-
-
-# Each check gets the matched text and returns the length of its longest valid prefix (0 = no
-# match), so a greedy candidate such as "DE89 3704 0044 0532 0130 00 AND" shrinks to the IBAN.
-_Check = Callable[[str], int]
-
-
-def _check_card(text: str) -> int:
-    digits = _digits(text)
-    if not 13 <= len(digits) <= 19 or not luhn_valid(digits):
-        return 0
-    separators = {ch for ch in text if ch in " -"}
-    return len(text) if len(separators) <= 1 else 0
-
-
-def _check_iban(text: str) -> int:
-    groups = text.split(" ")
-    for n in range(len(groups), 0, -1):
-        candidate = " ".join(groups[:n])
-        if iban_valid(candidate.replace(" ", "").upper()):
-            return len(candidate)
-    return 0
-
-
-def _check_phone_international(text: str) -> int:
-    return len(text) if 8 <= len(_digits(text)) <= 15 else 0
-
-
-def _check_phone_national(text: str) -> int:
-    # one kind of separator: "01.02.2024 10" is a date and a number, not a phone number
-    separators = {ch for ch in text if not "0" <= ch <= "9"} - {"/"}
-    if len(separators) > 1:
-        return 0
-    return len(text) if 9 <= len(_digits(text)) <= 12 else 0
-
-
-def _check_phone_context(text: str) -> int:
-    return len(text) if 7 <= len(_digits(text)) <= 15 else 0
-
-
-def _check_ipv6(text: str) -> int:
-    if not any("0" <= ch <= "9" for ch in text):
-        return 0  # "a::b" or "cafe::bad" are valid addresses but far likelier to be prose or code
-    candidate = text
-    while candidate:
-        if candidate.count(":") >= 2:
-            try:
-                ipaddress.IPv6Address(candidate.split("%", 1)[0])
-            except ValueError:
-                pass
-            else:
-                return len(candidate)
-        if candidate[-1] not in ".:":
-            return 0
-        candidate = candidate[:-1]  # trailing sentence punctuation
-    return 0
-
-
-def _always(text: str) -> int:
-    return len(text)
-
-
-# --- normalisation for hash mode: the same value written differently hashes the same -------
-
-
-def _norm_ip(text: str) -> str:
-    try:
-        return str(ipaddress.ip_address(text.split("%", 1)[0]))
-    except ValueError:
-        return text
-
-
-_NORMALISE: dict[str, Callable[[str], str]] = {
-    "email": str.lower,
-    "phone": lambda t: ("+" if t.lstrip().startswith("+") else "") + _digits(t),
-    "card": _digits,
-    "iban": lambda t: t.replace(" ", "").upper(),
-    "ip": _norm_ip,
-}
-
-
-@dataclass(frozen=True)
-class _Detector:
-    kind: str
-    pattern: re.Pattern[str]
-    check: _Check
-    group: int = 0  # which group is the value (context rules match a keyword first)
-
-
-_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
-_PHONE_WORDS = (
-    r"phone|telephone|tel|mobile|cell|cellphone|call|fax|whatsapp|sms|text\s+me|"
-    r"contact\s+number|number\s+is"
-)
-
-_BUILTINS: dict[str, list[_Detector]] = {
-    "email": [
-        _Detector(
-            "email",
-            re.compile(
-                r"(?<![\w.%+-])[\w.%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+"
-                r"[A-Za-z]{2,24}(?![\w-])"
-            ),
-            _always,
-        )
-    ],
-    "card": [
-        _Detector(
-            "card",
-            re.compile(r"(?<![\d.,-])\d(?:[ -]?\d){12,18}(?![\d]|[.,]\d)"),
-            _check_card,
-        )
-    ],
-    "iban": [
-        _Detector(
-            "iban",
-            re.compile(
-                r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?"
-                r"(?![A-Za-z0-9])"
-            ),
-            _check_iban,
-        )
-    ],
-    "ip": [
-        _Detector(
-            "ip",
-            re.compile(rf"(?<![\w.])(?:{_OCTET}\.){{3}}{_OCTET}(?![\w]|\.\d)"),
-            _always,
-        ),
-        _Detector(
-            "ip",
-            re.compile(r"(?<![\w:.])[0-9A-Fa-f]{0,4}:[0-9A-Fa-f:.]{1,44}(?:%[\w.]{1,16})?"),
-            _check_ipv6,
-        ),
-    ],
-    "phone": [
-        # +44 20 7946 0958, +1 (555) 123-4567, +4915112345678
-        _Detector(
-            "phone",
-            re.compile(r"(?<![\w+])\+\d{1,3}(?:[ .-]?(?:\(\d{1,4}\)|\d{1,5})){1,6}(?![\w]|[.-]\d)"),
-            _check_phone_international,
-        ),
-        # (555) 123-4567, 555-123-4567, 555.123.4567, 555 123 4567
-        _Detector(
-            "phone",
-            re.compile(r"(?<![\w.,-])(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}(?![\w-]|[.,]\d)"),
-            _always,
-        ),
-        # national, leading 0, grouped: 030 1234567, 06 12 34 56 78, 020 7946 0958
-        _Detector(
-            "phone",
-            re.compile(r"(?<![\w.,/-])0\d{1,4}[ ./-]\d{2,8}(?:[ .-]\d{2,4}){0,3}(?![\w-]|[.,/]\d)"),
-            _check_phone_national,
-        ),
-        # any 7-15 digit number right after a phone word: "call me at 5551234567"
-        _Detector(
-            "phone",
-            re.compile(
-                rf"(?i)\b(?:{_PHONE_WORDS})\b[^\d\n]{{0,24}}?"
-                r"(?<![\w.,-])(\+?\d(?:[ ().-]{0,2}\d){6,16})(?![\w]|[.,]\d)"
-            ),
-            _check_phone_context,
-            group=1,
-        ),
-    ],
-}
-
-# Cheap pre-check: built-in detectors all need a digit, '@' or ':' somewhere.
-_TRIGGER = re.compile(r"[\d@:]")
 
 
 class PiiRedactor:
@@ -304,13 +107,13 @@ class PiiRedactor:
             )
         self.mode: RedactionMode = mode
         self._key = hash_key or b""
-        self._detectors: list[_Detector] = []
+        self._detectors: list[Detector] = []
         # Operator patterns first: on overlapping matches of equal length the operator wins.
         for name, regex in (patterns or {}).items():
-            self._detectors.append(_Detector(_custom_kind(name), _compile(name, regex), _always))
+            self._detectors.append(Detector(_custom_kind(name), _compile(name, regex), whole_match))
         for kind in BUILTIN_KINDS:  # fixed order, whatever order the settings list
             if kind in kinds:
-                self._detectors.extend(_BUILTINS[kind])
+                self._detectors.extend(BUILTIN_DETECTORS[kind])
         self._custom = [d for d in self._detectors if d.kind not in BUILTIN_KINDS]
         self._kinds = sorted({d.kind for d in self._detectors})
         self._lock = threading.Lock()
@@ -363,7 +166,7 @@ class PiiRedactor:
         return claim.model_copy(update={"text": text, "evidence": evidence, "reason": reason})
 
     def _spans(self, text: str) -> list[tuple[int, int, str]]:
-        detectors = self._detectors if _TRIGGER.search(text) else self._custom
+        detectors = self._detectors if TRIGGER.search(text) else self._custom
         found: list[tuple[int, int, int, str]] = []
         for priority, det in enumerate(detectors):
             for match in det.pattern.finditer(text):
@@ -403,7 +206,7 @@ class PiiRedactor:
         label = kind.upper()
         if self.mode != "hash":
             return f"[{label}]"
-        normalised = _NORMALISE.get(kind, _identity)(value)
+        normalised = NORMALISE.get(kind, _identity)(value)
         digest = hmac.new(
             self._key, f"{kind}\x00{normalised}".encode("utf-8", "surrogatepass"), hashlib.sha256
         ).hexdigest()

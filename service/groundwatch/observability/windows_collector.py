@@ -27,19 +27,18 @@ from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from groundwatch.settings import Settings
-from groundwatch.state.drift import SliceDrift, compare
-from groundwatch.state.stores import StoreUnavailableError, WindowStore
-from groundwatch.state.windows import (
+from groundwatch.state.bucket_reader import WindowReader, as_reader
+from groundwatch.state.buckets import (
     ALL,
     HIST_METRICS,
     RATES,
     SCORE_METRICS,
     Baseline,
     SliceId,
-    WindowReader,
     WindowSummary,
-    as_reader,
 )
+from groundwatch.state.drift import SliceDrift, compare
+from groundwatch.state.stores import StoreUnavailableError, WindowStore
 
 __all__ = ["WindowReport", "WindowsCollector", "build_report", "report_to_json"]
 
@@ -157,7 +156,7 @@ def _iso(ts: float) -> str:
 
 
 class WindowsCollector(Collector):
-    """prometheus_client collector over a :class:`~groundwatch.state.windows.WindowReader`.
+    """prometheus_client collector over a :class:`~groundwatch.state.bucket_reader.WindowReader`.
 
     Usage: ``registry.register(WindowsCollector(store, settings))``.
     """

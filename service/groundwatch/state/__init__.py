@@ -2,12 +2,15 @@
 time-bucketed window stores (memory and Redis), findings kept for triage, the pinned drift
 baseline, bounded slice labels and the drift statistics computed from windows.
 
-Modules: ``stores`` (interfaces), ``windows`` (bucket layout and the in-memory window store),
+Modules: ``stores`` (interfaces), ``buckets`` (bucket layout and summaries), ``bucket_reader``
+(the read side shared by every window store), ``windows`` (in-memory window store),
 ``findings`` (in-memory finding store), ``redis_store``, ``baseline``, ``slices``, ``drift``.
 """
 
 __all__ = [
     "baseline",
+    "bucket_reader",
+    "buckets",
     "drift",
     "findings",
     "redis_store",

@@ -19,8 +19,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from groundwatch.settings import Settings
+from groundwatch.state.bucket_reader import WindowReader, as_reader
+from groundwatch.state.buckets import ALL, SCORE_METRICS, Baseline
 from groundwatch.state.stores import WindowStore
-from groundwatch.state.windows import ALL, SCORE_METRICS, Baseline, WindowReader, as_reader
 
 __all__ = ["BaselineError", "clear_baseline", "pin_baseline", "show_baseline"]
 

@@ -7,7 +7,7 @@ Usage::
     two_proportion_z(12, 100, 30, 100)             # (z, two-sided p)
     compare(current, reference, min_samples=30)    # SliceDrift for two WindowSummary
 
-Histograms are equal-width bins on [0, 1] (see windows.py; context size is log-scaled into it).
+Histograms are equal-width bins on [0, 1] (see buckets.py; context size is log-scaled into it).
 Nothing is reported when either side has fewer than ``min_samples`` values: a drift series that
 is absent means "not enough data", never "no drift".
 """
@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from groundwatch.state.windows import HIST_METRICS, RATES, WindowSummary
+from groundwatch.state.buckets import HIST_METRICS, RATES, WindowSummary
 
 __all__ = [
     "RateTest",

@@ -34,6 +34,15 @@ import redis
 
 from groundwatch.contract.record import EvaluationRecord
 from groundwatch.settings import Settings
+from groundwatch.state.bucket_reader import BucketWindows, RawBucket
+from groundwatch.state.buckets import (
+    SEP,
+    Baseline,
+    BucketKey,
+    Increments,
+    evaluation_increments,
+    ingest_increments,
+)
 from groundwatch.state.findings import (
     decode_cursor,
     encode_cursor,
@@ -45,16 +54,6 @@ from groundwatch.state.stores import (
     FindingPage,
     IngestObservation,
     StoreUnavailableError,
-)
-from groundwatch.state.windows import (
-    SEP,
-    Baseline,
-    BucketKey,
-    BucketWindows,
-    Increments,
-    RawBucket,
-    evaluation_increments,
-    ingest_increments,
 )
 
 __all__ = ["RedisFindingStore", "RedisWindowStore", "redis_client"]

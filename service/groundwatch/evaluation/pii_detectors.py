@@ -1,0 +1,234 @@
+"""The built-in PII detectors of redaction: what counts as an email, phone number, payment card,
+IBAN or IP address (patterns plus checksum and shape checks, so a year, a price or a bare run of
+digits is not redacted), and how each kind is normalised before hashing. Which detectors run and
+what replaces a match is :mod:`groundwatch.evaluation.redaction`.
+
+Usage::
+
+    for detector in BUILTIN_DETECTORS["card"]:
+        for m in detector.pattern.finditer(text):
+            n = detector.check(m.group(detector.group))   # length of the valid prefix, 0 = none
+    luhn_valid("4111111111111111")                           # True
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = [
+    "BUILTIN_DETECTORS",
+    "BUILTIN_KINDS",
+    "NORMALISE",
+    "TRIGGER",
+    "Detector",
+    "iban_valid",
+    "luhn_valid",
+    "whole_match",
+]
+
+BUILTIN_KINDS = ("email", "phone", "card", "iban", "ip")
+
+
+# --- validators ---------------------------------------------------------------------------
+
+
+def luhn_valid(digits: str) -> bool:
+    """True when ``digits`` (only 0-9) passes the Luhn checksum."""
+    if not digits.isdigit() or not digits.isascii():
+        return False
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def iban_valid(iban: str) -> bool:
+    """True when ``iban`` (compact, upper case) has a plausible shape and passes mod-97."""
+    if not 15 <= len(iban) <= 34 or not iban.isascii() or not iban.isalnum():
+        return False
+    if not (iban[:2].isalpha() and iban[2:4].isdigit()):
+        return False
+    rearranged = iban[4:] + iban[:4]
+    number = "".join(str(int(ch, 36)) for ch in rearranged)
+    return int(number) % 97 == 1
+
+
+def _digits(text: str) -> str:
+    return "".join(ch for ch in text if "0" <= ch <= "9")
+
+
+# Each check gets the matched text and returns the length of its longest valid prefix (0 = no
+# match), so a greedy candidate such as "DE89 3704 0044 0532 0130 00 AND" shrinks to the IBAN.
+_Check = Callable[[str], int]
+
+
+def _check_card(text: str) -> int:
+    digits = _digits(text)
+    if not 13 <= len(digits) <= 19 or not luhn_valid(digits):
+        return 0
+    separators = {ch for ch in text if ch in " -"}
+    return len(text) if len(separators) <= 1 else 0
+
+
+def _check_iban(text: str) -> int:
+    groups = text.split(" ")
+    for n in range(len(groups), 0, -1):
+        candidate = " ".join(groups[:n])
+        if iban_valid(candidate.replace(" ", "").upper()):
+            return len(candidate)
+    return 0
+
+
+def _check_phone_international(text: str) -> int:
+    return len(text) if 8 <= len(_digits(text)) <= 15 else 0
+
+
+def _check_phone_national(text: str) -> int:
+    # one kind of separator: "01.02.2024 10" is a date and a number, not a phone number
+    separators = {ch for ch in text if not "0" <= ch <= "9"} - {"/"}
+    if len(separators) > 1:
+        return 0
+    return len(text) if 9 <= len(_digits(text)) <= 12 else 0
+
+
+def _check_phone_context(text: str) -> int:
+    return len(text) if 7 <= len(_digits(text)) <= 15 else 0
+
+
+def _check_ipv6(text: str) -> int:
+    if not any("0" <= ch <= "9" for ch in text):
+        return 0  # "a::b" or "cafe::bad" are valid addresses but far likelier to be prose or code
+    candidate = text
+    while candidate:
+        if candidate.count(":") >= 2:
+            try:
+                ipaddress.IPv6Address(candidate.split("%", 1)[0])
+            except ValueError:
+                pass
+            else:
+                return len(candidate)
+        if candidate[-1] not in ".:":
+            return 0
+        candidate = candidate[:-1]  # trailing sentence punctuation
+    return 0
+
+
+def whole_match(text: str) -> int:
+    return len(text)
+
+
+# --- normalisation for hash mode: the same value written differently hashes the same -------
+
+
+def _norm_ip(text: str) -> str:
+    try:
+        return str(ipaddress.ip_address(text.split("%", 1)[0]))
+    except ValueError:
+        return text
+
+
+NORMALISE: dict[str, Callable[[str], str]] = {
+    "email": str.lower,
+    "phone": lambda t: ("+" if t.lstrip().startswith("+") else "") + _digits(t),
+    "card": _digits,
+    "iban": lambda t: t.replace(" ", "").upper(),
+    "ip": _norm_ip,
+}
+
+
+@dataclass(frozen=True)
+class Detector:
+    kind: str
+    pattern: re.Pattern[str]
+    check: _Check
+    group: int = 0  # which group is the value (context rules match a keyword first)
+
+
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_PHONE_WORDS = (
+    r"phone|telephone|tel|mobile|cell|cellphone|call|fax|whatsapp|sms|text\s+me|"
+    r"contact\s+number|number\s+is"
+)
+
+BUILTIN_DETECTORS: dict[str, list[Detector]] = {
+    "email": [
+        Detector(
+            "email",
+            re.compile(
+                r"(?<![\w.%+-])[\w.%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+"
+                r"[A-Za-z]{2,24}(?![\w-])"
+            ),
+            whole_match,
+        )
+    ],
+    "card": [
+        Detector(
+            "card",
+            re.compile(r"(?<![\d.,-])\d(?:[ -]?\d){12,18}(?![\d]|[.,]\d)"),
+            _check_card,
+        )
+    ],
+    "iban": [
+        Detector(
+            "iban",
+            re.compile(
+                r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?"
+                r"(?![A-Za-z0-9])"
+            ),
+            _check_iban,
+        )
+    ],
+    "ip": [
+        Detector(
+            "ip",
+            re.compile(rf"(?<![\w.])(?:{_OCTET}\.){{3}}{_OCTET}(?![\w]|\.\d)"),
+            whole_match,
+        ),
+        Detector(
+            "ip",
+            re.compile(r"(?<![\w:.])[0-9A-Fa-f]{0,4}:[0-9A-Fa-f:.]{1,44}(?:%[\w.]{1,16})?"),
+            _check_ipv6,
+        ),
+    ],
+    "phone": [
+        # +44 20 7946 0958, +1 (555) 123-4567, +4915112345678
+        Detector(
+            "phone",
+            re.compile(r"(?<![\w+])\+\d{1,3}(?:[ .-]?(?:\(\d{1,4}\)|\d{1,5})){1,6}(?![\w]|[.-]\d)"),
+            _check_phone_international,
+        ),
+        # (555) 123-4567, 555-123-4567, 555.123.4567, 555 123 4567
+        Detector(
+            "phone",
+            re.compile(r"(?<![\w.,-])(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}(?![\w-]|[.,]\d)"),
+            whole_match,
+        ),
+        # national, leading 0, grouped: 030 1234567, 06 12 34 56 78, 020 7946 0958
+        Detector(
+            "phone",
+            re.compile(r"(?<![\w.,/-])0\d{1,4}[ ./-]\d{2,8}(?:[ .-]\d{2,4}){0,3}(?![\w-]|[.,/]\d)"),
+            _check_phone_national,
+        ),
+        # any 7-15 digit number right after a phone word: "call me at 5551234567"
+        Detector(
+            "phone",
+            re.compile(
+                rf"(?i)\b(?:{_PHONE_WORDS})\b[^\d\n]{{0,24}}?"
+                r"(?<![\w.,-])(\+?\d(?:[ ().-]{0,2}\d){6,16})(?![\w]|[.,]\d)"
+            ),
+            _check_phone_context,
+            group=1,
+        ),
+    ],
+}
+
+# Cheap pre-check: built-in detectors all need a digit, '@' or ':' somewhere.
+TRIGGER = re.compile(r"[\d@:]")
