@@ -239,7 +239,20 @@ def test_scrape_survives_store_outage() -> None:
     assert "groundwatch_window_mean" not in series
 
 
+class _CountingStore(MemoryWindowStore):
+    reads = 0
+
+    def _fetch(self, keys):  # type: ignore[no-untyped-def]
+        self.reads += 1
+        return super()._fetch(keys)
+
+
 def test_registering_does_not_read_the_store() -> None:
     settings = _settings()
-    registry = CollectorRegistry()
-    registry.register(WindowsCollector(_DownStore(settings), settings))  # describe() only
+    store = _CountingStore(settings)
+    # auto_describe: without a describe() the registry would call collect() to learn names
+    registry = CollectorRegistry(auto_describe=True)
+    registry.register(WindowsCollector(store, settings))
+    assert store.reads == 0
+    generate_latest(registry)
+    assert store.reads > 0  # the counter does see reads: a scrape reads the store
