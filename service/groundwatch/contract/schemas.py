@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from groundwatch.contract.case import EvalCase
 from groundwatch.contract.record import EvaluationRecord
 from groundwatch.contract.trace import RagTrace
 
@@ -21,6 +22,7 @@ __all__ = ["SCHEMA_FILES", "render_schemas", "write_schemas"]
 SCHEMA_FILES = {
     "rag-trace.v1.schema.json": RagTrace,
     "evaluation-record.v1.schema.json": EvaluationRecord,
+    "eval-case.v1.schema.json": EvalCase,
 }
 
 
