@@ -12,7 +12,7 @@ from groundwatch.observability.windows_collector import WindowsCollector, build_
 from groundwatch.settings import Settings, WindowSettings
 from groundwatch.state.baseline import BaselineError, clear_baseline, pin_baseline, show_baseline
 from groundwatch.state.buckets import ALL, Histogram, WindowSummary
-from groundwatch.state.drift import compare, psi, two_proportion_z, wasserstein1
+from groundwatch.state.drift import DriftPolicy, compare, psi, two_proportion_z, wasserstein1
 from groundwatch.state.stores import StoreUnavailableError
 from groundwatch.state.windows import MemoryWindowStore
 from tests.helpers_windows import FakeClock, obs, record
@@ -73,12 +73,15 @@ def _summary(values: list[float], refusals: int = 0, bins: int = 20) -> WindowSu
 def test_compare_respects_min_samples() -> None:
     ref = _summary([0.9] * 40, refusals=2)
     cur = _summary([0.3] * 10, refusals=5)
-    assert compare(cur, ref, min_samples=30).empty()
-    drift = compare(cur, ref, min_samples=10)
+    untested = compare(cur, ref, DriftPolicy(min_samples=30))
+    assert untested.psi == {}  # underpowered: kept with its sample sizes, no statistic
+    assert untested.metrics["faithfulness"].p_value is None
+    assert untested.metrics["faithfulness"].n_current == 10
+    drift = compare(cur, ref, DriftPolicy(min_samples=10))
     assert drift.psi["faithfulness"] > 1
     assert drift.wasserstein["faithfulness"] == pytest.approx(0.6)
     assert drift.rates["refusal"].z > 2
-    assert "retrieval_top_score" not in drift.psi  # no samples on either side
+    assert "retrieval_top_score" not in drift.metrics  # no samples on either side
 
 
 # --- collector -------------------------------------------------------------------------
@@ -183,7 +186,8 @@ def test_collector_absent_below_min_samples_present_above() -> None:
     assert (
         _value(series, "groundwatch_drift_psi", metric="retrieval_top_score", **all_) or 0
     ) > 0.25
-    assert (_value(series, "groundwatch_drift_rate_z", rate="contradicted_share", **all_) or 0) > 3
+    z = _value(series, "groundwatch_drift_rate_z", rate="contradicted_trace_share", **all_)
+    assert (z or 0) > 3
     rate = _value(
         series, "groundwatch_window_rate", window="1h", rate="contradicted_per_trace", **all_
     )

@@ -254,6 +254,30 @@ class WindowSettings(BaseModel):
     psi_epsilon: float = Field(
         default=1e-4, gt=0.0, description="Smallest bin share used by PSI (empty-bin smoothing)."
     )
+    drift_fdr: float = Field(
+        default=0.01,
+        gt=0.0,
+        lt=1.0,
+        description="Drift level: Benjamini-Hochberg false discovery rate over all drift tests "
+        "of one evaluation (slices x metrics x rates).",
+    )
+    drift_min_wasserstein: float = Field(
+        default=0.03,
+        ge=0.0,
+        description="Smallest Wasserstein-1 distance (score units on [0,1]) reported as drift.",
+    )
+    drift_min_rate_ratio: float = Field(
+        default=1.5, ge=1.0, description="Smallest rate increase (current/reference) reported."
+    )
+    drift_detectable_shift: float = Field(
+        default=0.1,
+        gt=0.0,
+        description="Target detectable mean shift: a slice is tested once its current window "
+        "can detect it (80% power at drift_fdr), else it is reported as underpowered.",
+    )
+    drift_detectable_rate_ratio: float = Field(
+        default=2.0, gt=1.0, description="Target detectable rate increase (same rule, for rates)."
+    )
     read_cache_s: int = Field(
         default=300,
         description="Readers cache buckets closed over 10 min ago this long (0 = off).",

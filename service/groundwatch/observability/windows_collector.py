@@ -9,16 +9,20 @@ Multi-replica rule: these series carry no replica identity, and every replica re
 Redis exports the same values. Prometheus adds ``instance``/``pod``; dashboards and alert rules
 aggregate with ``max without(instance, pod)`` (never ``sum``). See docs/metrics.md.
 
-A value computed from fewer than ``windows.min_samples`` samples is not exported at all (the
-series is absent, not 0): alerts then see "no data" rather than a noisy value.
+A window value computed from fewer than ``windows.min_samples`` samples is not exported at all
+(the series is absent, not 0): alerts then see "no data" rather than a noisy value. Drift is
+decided here for the whole family of one evaluation (see :mod:`groundwatch.state.drift`): each
+slice x metric x rate with data on both sides exports a ``decision`` (0 or 1, also 0 while the
+slice is underpowered), its p- and q-value, its effect size and both sample sizes.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -30,14 +34,13 @@ from groundwatch.settings import Settings
 from groundwatch.state.bucket_reader import WindowReader, as_reader
 from groundwatch.state.buckets import (
     ALL,
-    HIST_METRICS,
     RATES,
     SCORE_METRICS,
     Baseline,
     SliceId,
     WindowSummary,
 )
-from groundwatch.state.drift import SliceDrift, compare
+from groundwatch.state.drift import DriftPolicy, SliceDrift, compare, decide
 from groundwatch.state.stores import StoreUnavailableError, WindowStore
 
 __all__ = ["WindowReport", "WindowsCollector", "build_report", "report_to_json"]
@@ -62,6 +65,23 @@ class WindowReport:
     windows: dict[str, dict[SliceId, WindowSummary]] = field(default_factory=dict)
     drift: dict[SliceId, SliceDrift] = field(default_factory=dict)
     baseline: Baseline | None = None
+    drift_tests: int = 0  # family size of the multiple-testing correction
+    drift_fdr: float = 0.01
+
+
+def drift_policy(settings: Settings) -> DriftPolicy:
+    """The drift decision rule configured in ``windows.*``."""
+    ws = settings.windows
+    return DriftPolicy(
+        fdr=ws.drift_fdr,
+        min_wasserstein=ws.drift_min_wasserstein,
+        min_rate_ratio=ws.drift_min_rate_ratio,
+        detectable_shift=ws.drift_detectable_shift,
+        detectable_rate_ratio=ws.drift_detectable_rate_ratio,
+        min_samples=ws.min_samples,
+        bins=ws.histogram_bins,
+        psi_epsilon=ws.psi_epsilon,
+    )
 
 
 def build_report(
@@ -90,15 +110,16 @@ def build_report(
         report.windows[name] = summaries
     current = results[len(ws.export_windows_s)]
     reference = baseline.slices if use_pinned and baseline else results[-1]
+    policy = drift_policy(settings)
     for slice_id, cur in current.items():
         ref = reference.get(slice_id)
         if ref is None:
             continue
-        drift = compare(
-            cur, ref, min_samples=ws.min_samples, bins=ws.histogram_bins, epsilon=ws.psi_epsilon
-        )
+        drift = compare(cur, ref, policy)
         if not drift.empty():
             report.drift[slice_id] = drift
+    report.drift_tests = decide(report.drift, policy)
+    report.drift_fdr = policy.fdr
     return report
 
 
@@ -133,7 +154,32 @@ def report_to_json(report: WindowReport) -> dict[str, Any]:
             "slice_value": sv,
             "psi": d.psi,
             "wasserstein": d.wasserstein,
-            "rates": {r: {"z": t.z, "p_value": t.p_value} for r, t in d.rates.items()},
+            "metrics": {
+                m: {
+                    "decision": t.decision,
+                    "p_value": t.p_value,
+                    "q_value": t.q_value,
+                    "psi": t.psi,
+                    "wasserstein": t.wasserstein,
+                    "samples": {"current": t.n_current, "reference": t.n_reference},
+                    "required_samples": _finite(t.required),
+                }
+                for m, t in d.metrics.items()
+            },
+            "rates": {
+                r: {
+                    "decision": t.decision,
+                    "z": t.z,
+                    "p_value": t.p_value,
+                    "q_value": t.q_value,
+                    "ratio": t.ratio,
+                    "current": t.current,
+                    "reference": t.reference,
+                    "samples": {"current": t.n_current, "reference": t.n_reference},
+                    "required_samples": _finite(t.required),
+                }
+                for r, t in d.rates.items()
+            },
         }
         for (sk, sv), d in sorted(report.drift.items(), key=lambda kv: (kv[0] != ALL, kv[0]))
     ]
@@ -148,7 +194,13 @@ def report_to_json(report: WindowReport) -> dict[str, Any]:
         else {"pinned_at": b.pinned_at, "start": b.start, "end": b.end},
         "windows": windows,
         "drift": drift,
+        "drift_tests": report.drift_tests,
+        "drift_fdr": report.drift_fdr,
     }
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
 
 
 def _iso(ts: float) -> str:
@@ -245,14 +297,48 @@ class WindowsCollector(Collector):
                 labels=[*wl, "rate", *_SLICE],
             ),
             GaugeMetricFamily(
+                "groundwatch_drift_decision",
+                "1 when a metric drifted: significant after Benjamini-Hochberg and Wasserstein-1 "
+                "above windows.drift_min_wasserstein; 0 otherwise or while underpowered.",
+                labels=["metric", *_SLICE, "reference"],
+            ),
+            GaugeMetricFamily(
+                "groundwatch_drift_p_value",
+                "p-value of the two-sample test (chi-square + Mann-Whitney, ties handled) of a "
+                "metric, current window vs reference (absent while underpowered).",
+                labels=["metric", *_SLICE, "reference"],
+            ),
+            GaugeMetricFamily(
+                "groundwatch_drift_q_value",
+                "Benjamini-Hochberg adjusted p-value over all drift tests of one evaluation.",
+                labels=["metric", *_SLICE, "reference"],
+            ),
+            GaugeMetricFamily(
                 "groundwatch_drift_psi",
-                "Population stability index, current window vs reference, by metric and slice.",
+                "Population stability index (effect size), current window vs reference.",
                 labels=["metric", *_SLICE, "reference"],
             ),
             GaugeMetricFamily(
                 "groundwatch_drift_wasserstein",
-                "Wasserstein-1 distance on [0,1], current window vs reference.",
+                "Wasserstein-1 distance on [0,1] (effect size), current window vs reference.",
                 labels=["metric", *_SLICE, "reference"],
+            ),
+            GaugeMetricFamily(
+                "groundwatch_drift_samples",
+                "Samples behind a drift value, by side (current | reference).",
+                labels=["metric", *_SLICE, "reference", "side"],
+            ),
+            GaugeMetricFamily(
+                "groundwatch_drift_required_samples",
+                "Current samples needed to detect windows.drift_detectable_shift (80% power); "
+                "fewer = underpowered, untested.",
+                labels=["metric", *_SLICE, "reference"],
+            ),
+            GaugeMetricFamily(
+                "groundwatch_drift_rate_decision",
+                "1 when a rate rose: significant (exact one-sided test, Benjamini-Hochberg) and "
+                "ratio above windows.drift_min_rate_ratio; 0 otherwise or while underpowered.",
+                labels=["rate", *_SLICE, "reference"],
             ),
             GaugeMetricFamily(
                 "groundwatch_drift_rate_z",
@@ -261,8 +347,38 @@ class WindowsCollector(Collector):
             ),
             GaugeMetricFamily(
                 "groundwatch_drift_rate_p_value",
-                "Two-sided p-value of the two-proportion z-test of a rate, by slice.",
+                "Exact one-sided p-value (hypergeometric) that a rate rose (absent while "
+                "underpowered).",
                 labels=["rate", *_SLICE, "reference"],
+            ),
+            GaugeMetricFamily(
+                "groundwatch_drift_rate_q_value",
+                "Benjamini-Hochberg adjusted p-value of a rate increase.",
+                labels=["rate", *_SLICE, "reference"],
+            ),
+            GaugeMetricFamily(
+                "groundwatch_drift_rate_ratio",
+                "Current rate / reference rate (the reference floored at half a count).",
+                labels=["rate", *_SLICE, "reference"],
+            ),
+            GaugeMetricFamily(
+                "groundwatch_drift_rate_samples",
+                "Denominator of a rate by side (current | reference).",
+                labels=["rate", *_SLICE, "reference", "side"],
+            ),
+            GaugeMetricFamily(
+                "groundwatch_drift_rate_required_samples",
+                "Current denominator needed to detect windows.drift_detectable_rate_ratio.",
+                labels=["rate", *_SLICE, "reference"],
+            ),
+            GaugeMetricFamily(
+                "groundwatch_drift_tests",
+                "Drift tests made in the last evaluation: the family size of the "
+                "Benjamini-Hochberg correction.",
+            ),
+            GaugeMetricFamily(
+                "groundwatch_drift_fdr",
+                "The false discovery rate drift decisions are made at (windows.drift_fdr).",
             ),
             InfoMetricFamily(
                 "groundwatch_baseline",
@@ -330,19 +446,7 @@ class WindowsCollector(Collector):
                     value = _rate(s, name, r.min_samples)
                     if value is not None:
                         rates.add_metric([window, name, sk, sv], value)
-        ref = r.reference
-        for (sk, sv), d in sorted(r.drift.items()):
-            for metric in HIST_METRICS:
-                if metric in d.psi:
-                    gauge("groundwatch_drift_psi").add_metric([metric, sk, sv, ref], d.psi[metric])
-                    gauge("groundwatch_drift_wasserstein").add_metric(
-                        [metric, sk, sv, ref], d.wasserstein[metric]
-                    )
-            for name, test in sorted(d.rates.items()):
-                gauge("groundwatch_drift_rate_z").add_metric([name, sk, sv, ref], test.z)
-                gauge("groundwatch_drift_rate_p_value").add_metric(
-                    [name, sk, sv, ref], test.p_value
-                )
+        self._fill_drift(gauge, r)
         if r.baseline is not None:
             info = fams["groundwatch_baseline"]
             assert isinstance(info, InfoMetricFamily)
@@ -356,3 +460,43 @@ class WindowsCollector(Collector):
                 ],
                 {},
             )
+
+    @staticmethod
+    def _fill_drift(gauge: Callable[[str], GaugeMetricFamily], r: WindowReport) -> None:
+        ref = r.reference
+        gauge("groundwatch_drift_tests").add_metric([], float(r.drift_tests))
+        gauge("groundwatch_drift_fdr").add_metric([], r.drift_fdr)
+        for (sk, sv), d in sorted(r.drift.items()):
+            for metric, t in sorted(d.metrics.items()):
+                labels = [metric, sk, sv, ref]
+                gauge("groundwatch_drift_decision").add_metric(labels, float(t.decision))
+                gauge("groundwatch_drift_samples").add_metric([*labels, "current"], t.n_current)
+                gauge("groundwatch_drift_samples").add_metric([*labels, "reference"], t.n_reference)
+                if math.isfinite(t.required):
+                    gauge("groundwatch_drift_required_samples").add_metric(labels, t.required)
+                optional = {
+                    "groundwatch_drift_p_value": t.p_value,
+                    "groundwatch_drift_q_value": t.q_value,
+                    "groundwatch_drift_psi": t.psi,
+                    "groundwatch_drift_wasserstein": t.wasserstein,
+                }
+                for name, value in optional.items():
+                    if value is not None:
+                        gauge(name).add_metric(labels, value)
+            for rate, rt in sorted(d.rates.items()):
+                labels = [rate, sk, sv, ref]
+                gauge("groundwatch_drift_rate_decision").add_metric(labels, float(rt.decision))
+                gauge("groundwatch_drift_rate_z").add_metric(labels, rt.z)
+                gauge("groundwatch_drift_rate_ratio").add_metric(labels, rt.ratio)
+                gauge("groundwatch_drift_rate_samples").add_metric(
+                    [*labels, "current"], rt.n_current
+                )
+                gauge("groundwatch_drift_rate_samples").add_metric(
+                    [*labels, "reference"], rt.n_reference
+                )
+                if math.isfinite(rt.required):
+                    gauge("groundwatch_drift_rate_required_samples").add_metric(labels, rt.required)
+                if rt.p_value is not None:
+                    gauge("groundwatch_drift_rate_p_value").add_metric(labels, rt.p_value)
+                if rt.q_value is not None:
+                    gauge("groundwatch_drift_rate_q_value").add_metric(labels, rt.q_value)

@@ -78,6 +78,7 @@ COUNTERS = (
 RATES: dict[str, tuple[str, str, bool]] = {
     "contradicted_per_trace": ("contradicted", "scored", False),
     "contradicted_share": ("contradicted", "claims", True),
+    "contradicted_trace_share": ("contradicted_traces", "scored", True),
     "not_found_share": ("not_found", "claims", True),
     "refusal": ("refusal", "scored", True),
     "false_refusal_suspected": ("false_refusal_suspected", "scored", True),

@@ -1,0 +1,233 @@
+"""The drift decision (issue 19): calibrated tests at small samples and with ties, effect-size
+floor, Benjamini-Hochberg across the family, underpowered slices, and the exported gauges."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+from scipy import stats
+
+from groundwatch.observability.windows_collector import WindowsCollector, build_report
+from groundwatch.settings import Settings, WindowSettings
+from groundwatch.state.buckets import Histogram, WindowSummary
+from groundwatch.state.drift import (
+    DriftPolicy,
+    SliceDrift,
+    benjamini_hochberg,
+    compare,
+    decide,
+    histogram_p_value,
+    psi,
+    rate_increase_p_value,
+)
+from groundwatch.state.windows import MemoryWindowStore
+from tests.helpers_windows import FakeClock, obs, record
+
+FAITH_VALUES = [1.0, 0.75, 0.5, 0.25, 0.0]
+FAITH_P = [0.7, 0.12, 0.08, 0.05, 0.05]
+
+
+def _hist(values: np.ndarray, bins: int = 20) -> list[float]:
+    counts, _ = np.histogram(np.clip(values, 0, 1 - 1e-9), bins=bins, range=(0, 1))
+    return [float(c) for c in counts]
+
+
+def _faith(rng: np.random.Generator, n: int, p: list[float] = FAITH_P) -> np.ndarray:
+    return rng.choice(FAITH_VALUES, size=n, p=p)
+
+
+@pytest.mark.parametrize("n", [30, 50, 100])
+@pytest.mark.parametrize("kind", ["beta52", "faithfulness"])
+def test_null_false_positive_rate_is_the_level_at_small_samples(kind: str, n: int) -> None:
+    """Same distribution on both sides: the test rejects at 5% about 5% of the time, where a
+    fixed PSI > 0.25 threshold rejects most of the time (the issue's table)."""
+    rng = np.random.default_rng(7 + n)
+
+    def draw(size: int) -> np.ndarray:
+        return rng.beta(5, 2, size) if kind == "beta52" else _faith(rng, size)
+
+    ref = _hist(draw(5000))
+    trials = [_hist(draw(n)) for _ in range(400)]
+    rejected = np.mean([histogram_p_value(ref, cur) < 0.05 for cur in trials])
+    psi_alarm = np.mean([psi(ref, cur) > 0.25 for cur in trials])
+    assert rejected <= 0.08  # binomial(400, 0.05): 0.08 is > 2.5 sd above the level
+    if n == 30:
+        assert psi_alarm > 0.3  # what the old rule did (issue table: 0.86 and 1.00)
+
+
+def test_power_for_a_faithfulness_drop_of_a_tenth() -> None:
+    rng = np.random.default_rng(3)
+    ref = _hist(_faith(rng, 5000))
+    shifted = [0.58, 0.12, 0.10, 0.10, 0.10]  # mean 0.1 lower
+    hits = np.mean(
+        [histogram_p_value(ref, _hist(_faith(rng, 200, shifted))) < 1e-3 for _ in range(100)]
+    )
+    assert hits > 0.6
+
+
+def test_rate_test_is_exact_one_sided_fisher() -> None:
+    for x_ref, n_ref, x_cur, n_cur in [(10, 1000, 5, 40), (0, 500, 2, 30), (50, 100, 10, 50)]:
+        table = [[x_cur, n_cur - x_cur], [x_ref, n_ref - x_ref]]
+        expected = stats.fisher_exact(table, alternative="greater").pvalue
+        assert rate_increase_p_value(x_ref, n_ref, x_cur, n_cur) == pytest.approx(expected)
+    # a drop is never significant as an increase
+    assert rate_increase_p_value(50, 100, 1, 50) > 0.99
+
+
+def test_benjamini_hochberg_matches_hand_computation() -> None:
+    p = [0.01, 0.04, 0.03, 0.005]
+    # sorted 0.005, 0.01, 0.03, 0.04 -> *4/rank = 0.02, 0.02, 0.04, 0.04 (monotone)
+    assert benjamini_hochberg(p) == pytest.approx([0.02, 0.04, 0.04, 0.02])
+    assert benjamini_hochberg([]) == []
+    assert benjamini_hochberg([0.9, 0.9]) == pytest.approx([0.9, 0.9])
+
+
+def _summary(hist: list[float], scored: float, refusals: float = 0.0) -> WindowSummary:
+    mids = (np.arange(len(hist)) + 0.5) / len(hist)
+    h = Histogram(sum(hist), float(np.dot(hist, mids)), hist)
+    return WindowSummary(
+        counts={"scored": scored, "evaluated": scored, "refusal": refusals},
+        hists={"faithfulness": h},
+    )
+
+
+def test_large_but_tiny_shift_is_significant_yet_not_drift() -> None:
+    rng = np.random.default_rng(5)
+    ref = _summary(_hist(rng.beta(5, 2, 200_000)), 200_000)
+    cur = _summary(_hist(np.clip(rng.beta(5, 2, 100_000) - 0.01, 0, 1)), 100_000)
+    drift = {("all", "all"): compare(cur, ref)}
+    assert decide(drift) >= 1
+    result = drift["all", "all"].metrics["faithfulness"]
+    assert result.q_value is not None
+    assert result.q_value < 1e-6
+    assert result.wasserstein is not None
+    assert result.wasserstein < 0.03
+    assert result.decision is False
+    big = {("all", "all"): compare(_summary(_hist(rng.beta(5, 2, 2000) - 0.1), 2000), ref)}
+    decide(big)
+    assert big["all", "all"].metrics["faithfulness"].decision is True
+
+
+def test_underpowered_slice_is_untested_and_says_why() -> None:
+    rng = np.random.default_rng(9)
+    ref = _summary(_hist(rng.beta(5, 2, 5000)), 5000)
+    cur = _summary(_hist(rng.beta(2, 5, 12)), 12)  # a real shift, but 12 samples
+    drift = compare(cur, ref, DriftPolicy(min_samples=30))
+    md = drift.metrics["faithfulness"]
+    assert md.p_value is None
+    assert md.decision is False
+    assert (md.n_current, md.n_reference) == (12, 5000)
+    assert md.required >= 30
+
+
+def test_multiple_testing_keeps_many_stationary_slices_quiet() -> None:
+    """60 stationary slices x (metric + rate): with no correction about 60 * 2 * 1% would be
+    significant at 1%; after Benjamini-Hochberg none are decided."""
+    rng = np.random.default_rng(11)
+    ref = _summary(_hist(_faith(rng, 20_000)), 20_000, refusals=1000)
+    family: dict[tuple[str, str], SliceDrift] = {}
+    raw_hits = 0
+    for i in range(60):
+        n = 400
+        cur = _summary(_hist(_faith(rng, n)), n, refusals=float(rng.binomial(n, 0.05)))
+        family["tenant", f"t{i}"] = d = compare(cur, ref)
+        raw_hits += sum((m.p_value or 1) < 0.05 for m in d.metrics.values())
+    assert decide(family) == 120
+    assert raw_hits >= 1  # the raw p-values are not all large: correction matters
+    assert not any(m.decision for d in family.values() for m in d.metrics.values())
+    assert not any(r.decision for d in family.values() for r in d.rates.values())
+
+
+# --- collector --------------------------------------------------------------------------
+
+
+def _settings() -> Settings:
+    return Settings(
+        windows=WindowSettings.model_validate(
+            {
+                "bucket_s": 10,
+                "rollup_s": 100,
+                "fine_retention_s": 3600,
+                "retention_s": 7200,
+                "min_samples": 20,
+                "current_window_s": 300,
+                "reference_window_s": 1800,
+                "export_windows_s": {"5m": 300},
+                "slice_keys": ["tenant"],
+                "top_n": 50,
+                "read_cache_s": 0,
+            }
+        )
+    )
+
+
+def _scrape(
+    store: MemoryWindowStore, settings: Settings
+) -> list[tuple[str, dict[str, str], float]]:
+    registry = CollectorRegistry()
+    registry.register(WindowsCollector(store, settings))
+    text = generate_latest(registry).decode()
+    return [
+        (s.name, dict(s.labels), s.value)
+        for fam in text_string_to_metric_families(text)
+        for s in fam.samples
+    ]
+
+
+def test_collector_exports_decision_only_for_the_shifted_tenant() -> None:
+    clock = FakeClock.aligned()
+    settings = _settings()
+    store = MemoryWindowStore(settings, clock=clock)
+    now = clock()
+    rng = np.random.default_rng(2)
+    tenants = [f"t{i}" for i in range(10)]
+    for tenant in [*tenants, "moved"]:
+        for side, (t0, t1), n in (
+            ("r", (now - 2000, now - 320), 400),
+            ("c", (now - 290, now), 120),
+        ):
+            shifted = tenant == "moved" and side == "c"
+            ts = np.linspace(t0, t1, n)
+            supported = rng.choice([4, 3, 2], size=n, p=[0.7, 0.2, 0.1])
+            top = rng.normal(0.45 if shifted else 0.8, 0.05, n)
+            store.observe_ingest(
+                [
+                    obs(f"{tenant}{side}{i}", t, {"tenant": tenant}, top=float(top[i]))
+                    for i, t in enumerate(ts)
+                ]
+            )
+            store.observe_evaluations(
+                [
+                    (
+                        record(f"{tenant}{side}{i}", supported=int(supported[i]), contradicted=0),
+                        {"tenant": tenant},
+                        t,
+                    )
+                    for i, t in enumerate(ts)
+                ]
+            )
+    series = _scrape(store, settings)
+    decisions = {
+        (lab["slice_value"], lab["metric"]): v
+        for name, lab, v in series
+        if name == "groundwatch_drift_decision" and lab["slice_key"] == "tenant"
+    }
+    fired = {k for k, v in decisions.items() if v == 1}
+    assert ("moved", "retrieval_top_score") in fired
+    assert {t for t, _ in fired} == {"moved"}, fired
+    assert len(decisions) >= 11 * 2  # a 0 series for every tested metric of every tenant
+    tests = [v for name, _, v in series if name == "groundwatch_drift_tests"]
+    assert tests
+    assert tests[0] >= 11 * 2
+    sides = {
+        lab["side"]: v
+        for name, lab, v in series
+        if name == "groundwatch_drift_samples"
+        and lab["slice_value"] == "moved"
+        and lab["metric"] == "retrieval_top_score"
+    }
+    assert sides == {"current": 120, "reference": 400}
+    report = build_report(store, settings)
+    assert report.drift_tests == tests[0]
