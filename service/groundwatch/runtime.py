@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -34,13 +35,33 @@ __all__ = ["Runtime"]
 log = logging.getLogger(__name__)
 
 
+def _slice_mapper(
+    settings: Settings, admit: Callable[[str, str], bool], redactor: Redactor | None
+) -> SliceMapper:
+    """Slice labels: PII in a value is redacted before it becomes a label or window key, and
+    a key with an allow-list pattern keeps only values matching it."""
+    import re
+
+    try:
+        allow = {k: re.compile(v) for k, v in settings.windows.slice_allow.items()}
+    except re.error as exc:
+        raise ValueError(f"GROUNDWATCH_WINDOWS__SLICE_ALLOW: invalid pattern: {exc}") from None
+    return SliceMapper(
+        settings.windows.slice_keys,
+        settings.windows.top_n,
+        admit=admit,
+        scrub=redactor.redact_label if redactor is not None else None,
+        allow=allow,
+    )
+
+
 def _build_stores(
-    settings: Settings,
+    settings: Settings, redactor: Redactor | None = None
 ) -> tuple[WindowStore, FindingStore, SliceMapper]:
     use_redis = settings.state == "redis" or (
         settings.state == "auto" and settings.redis.url is not None
     )
-    keys, top_n = settings.windows.slice_keys, settings.windows.top_n
+    top_n = settings.windows.top_n
     if use_redis:
         import redis
 
@@ -60,7 +81,7 @@ def _build_stores(
         def admit(key: str, value: str) -> bool:
             return windows.admit_slice_value(key, value, top_n)
 
-        return windows, findings, SliceMapper(keys, top_n, admit=admit)
+        return windows, findings, _slice_mapper(settings, admit, redactor)
     from groundwatch.state.findings import MemoryFindingStore
     from groundwatch.state.windows import MemoryWindowStore
 
@@ -68,8 +89,8 @@ def _build_stores(
     return (
         memory,
         MemoryFindingStore(settings),
-        SliceMapper(
-            keys, top_n, admit=lambda key, value: memory.admit_slice_value(key, value, top_n)
+        _slice_mapper(
+            settings, lambda key, value: memory.admit_slice_value(key, value, top_n), redactor
         ),
     )
 
@@ -125,7 +146,8 @@ class Runtime:
 
             judge = build_judge(settings)
         judge.load()
-        built_windows, built_findings, slices = _build_stores(settings)
+        redactor = _build_redactor(settings)
+        built_windows, built_findings, slices = _build_stores(settings, redactor)
         windows = windows or built_windows
         findings = findings or built_findings
         evaluator = Evaluator(judge)
@@ -160,7 +182,7 @@ class Runtime:
             findings=findings,
             sinks=sink_list,
             metrics=metrics,
-            redactor=_build_redactor(settings),
+            redactor=redactor,
         )
         queue = EvaluationQueue(
             processor, capacity=settings.api.queue_size, workers=settings.judge.workers

@@ -236,6 +236,11 @@ class WindowSettings(BaseModel):
     current_window_s: int = Field(default=3600, description="Current window for drift.")
     reference_window_s: int = Field(
         default=7 * 86400, description="Rolling reference window for drift."
+    slice_allow: dict[str, str] = Field(
+        default_factory=dict,
+        description='Allow-list per slice key, JSON {"key": "regex"}: values that do not fully '
+        "match become 'other'.",
+    )
     )
     rollup_s: int = Field(
         default=3600,
@@ -304,7 +309,7 @@ class RedactionSettings(BaseModel):
         default=None, description="Key of the keyed hash (mode=hash)."
     )
     kinds: Annotated[list[str], NoDecode] = Field(
-        default_factory=lambda: ["email", "phone", "card", "iban", "ip"],
+        default_factory=lambda: ["email", "phone", "card", "iban", "ip", "api_key", "jwt"],
         description="Built-in detectors enabled (JSON list or comma-separated).",
     )
     patterns: dict[str, str] = Field(

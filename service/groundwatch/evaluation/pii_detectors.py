@@ -29,7 +29,7 @@ __all__ = [
     "whole_match",
 ]
 
-BUILTIN_KINDS = ("email", "phone", "card", "iban", "ip")
+BUILTIN_KINDS = ("email", "phone", "card", "iban", "ip", "api_key", "jwt")
 
 
 # --- validators ---------------------------------------------------------------------------
@@ -74,8 +74,14 @@ def _check_card(text: str) -> int:
     digits = _digits(text)
     if not 13 <= len(digits) <= 19 or not luhn_valid(digits):
         return 0
-    separators = {ch for ch in text if ch in " -"}
-    return len(text) if len(separators) <= 1 else 0
+    groups = re.split(r"[ .-]", text)
+    if len(groups) == 1:
+        return len(text)
+    # Written in groups (4-4-4-4, 4-6-5, 4-4-4-4-3), with any mix of space, dot and dash: at
+    # least three groups of 3-6 digits, so a decimal such as "3.14159265358979" is no card.
+    if len(groups) >= 3 and all(3 <= len(g) <= 6 for g in groups):
+        return len(text)
+    return 0
 
 
 def _check_iban(text: str) -> int:
@@ -141,7 +147,7 @@ NORMALISE: dict[str, Callable[[str], str]] = {
     "card": _digits,
     "iban": lambda t: t.replace(" ", "").upper(),
     "ip": _norm_ip,
-}
+}  # api_key, jwt: hashed as written
 
 
 @dataclass(frozen=True)
@@ -162,9 +168,10 @@ BUILTIN_DETECTORS: dict[str, list[Detector]] = {
     "email": [
         Detector(
             "email",
+            # Domain labels may be internationalised (IDN: "jane@bücher.de", "x@例え.jp").
             re.compile(
-                r"(?<![\w.%+-])[\w.%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+"
-                r"[A-Za-z]{2,24}(?![\w-])"
+                r"(?<![\w.%+-])[\w.%+-]{1,64}@(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.)+"
+                r"(?:[^\W\d_]{2,24}|xn--[A-Za-z0-9-]{1,59})(?![\w-])"
             ),
             whole_match,
         )
@@ -172,15 +179,16 @@ BUILTIN_DETECTORS: dict[str, list[Detector]] = {
     "card": [
         Detector(
             "card",
-            re.compile(r"(?<![\d.,-])\d(?:[ -]?\d){12,18}(?![\d]|[.,]\d)"),
+            re.compile(r"(?<![\d.,-])\d(?:[ .-]?\d){12,18}(?![\d]|[.,-]\d)"),
             _check_card,
         )
     ],
     "iban": [
         Detector(
             "iban",
+            # Case-insensitive: "de89 3704 0044 0532 0130 00" is the same account (mod-97 checked).
             re.compile(
-                r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?"
+                r"(?i)(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?"
                 r"(?![A-Za-z0-9])"
             ),
             _check_iban,
@@ -230,5 +238,35 @@ BUILTIN_DETECTORS: dict[str, list[Detector]] = {
     ],
 }
 
-# Cheap pre-check: built-in detectors all need a digit, '@' or ':' somewhere.
-TRIGGER = re.compile(r"[\d@:]")
+BUILTIN_DETECTORS["api_key"] = [
+    Detector(
+        "api_key",
+        re.compile(
+            r"(?<![\w-])(?:"
+            r"sk-(?:proj-|live-|test-|ant-[\w-]{0,12})?[A-Za-z0-9_-]{16,}"  # OpenAI, Anthropic
+            r"|(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"  # Stripe
+            r"|(?:AKIA|ASIA|AGPA|AIDA|AROA)[A-Z0-9]{16}"  # AWS access key ids
+            r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}"  # GitHub
+            r"|glpat-[A-Za-z0-9_-]{20,}"  # GitLab
+            r"|xox[abprs]-[A-Za-z0-9-]{10,}"  # Slack
+            r"|AIza[A-Za-z0-9_-]{35}"  # Google
+            r"|hf_[A-Za-z0-9]{30,}"  # Hugging Face
+            r")(?![\w-])"
+        ),
+        whole_match,
+    )
+]
+BUILTIN_DETECTORS["jwt"] = [
+    Detector(
+        "jwt",
+        re.compile(
+            r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{0,}(?![\w-])"
+        ),
+        whole_match,
+    )
+]
+
+# Cheap pre-check: built-in detectors all need a digit, '@', ':' or a key prefix somewhere.
+TRIGGER = re.compile(
+    r"[\d@:]|sk-|[spr]k_|A[KSGIR][IS]A|gh[pousr]_|github_pat_|glpat-|xox|AIza|hf_|eyJ"
+)

@@ -113,7 +113,7 @@ class TraceProcessor:
             scores = [c.score for c in trace.contexts if c.score is not None]
             observations.append(
                 IngestObservation(
-                    trace_id=trace.trace_id,
+                    trace_id=self._id(trace.trace_id),
                     ts=trace_ts(trace, now),
                     slices=self.slices.slices(trace.attributes),
                     sampled=is_sampled,
@@ -145,7 +145,7 @@ class TraceProcessor:
         """Write windows, findings and result records; durable and idempotent when it returns."""
         now = time.time()
         items = [
-            (record, self.slices.slices(trace.attributes), trace_ts(trace, now))
+            (self._keyed(record), self.slices.slices(trace.attributes), trace_ts(trace, now))
             for trace, record in zip(traces, records, strict=True)
         ]
         # Redact each record once, and only when some of its text is stored or published.
@@ -166,6 +166,16 @@ class TraceProcessor:
                 self.metrics.findings.inc(record.contradicted_claims)
             else:
                 self.metrics.duplicates.inc()
+
+    def _id(self, trace_id: str) -> str:
+        """The trace_id as stored (window dedup keys, findings): PII in it is hashed away."""
+        return trace_id if self.redactor is None else self.redactor.redact_id(trace_id)
+
+    def _keyed(self, record: EvaluationRecord) -> EvaluationRecord:
+        stored_id = self._id(record.trace_id)
+        if stored_id == record.trace_id:
+            return record
+        return record.model_copy(update={"trace_id": stored_id})
 
     def _redacted(self, record: EvaluationRecord) -> EvaluationRecord:
         if self.redactor is None or not (self.sinks or record.contradicted_claims):

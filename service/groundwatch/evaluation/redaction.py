@@ -17,7 +17,15 @@ Built-in detectors (``RedactionSettings.kinds``):
   "tel". A bare run of digits, a year, a price or a percentage is not a phone number;
 * ``card``: 13-19 digits, optionally grouped by spaces or dashes, Luhn-checked;
 * ``iban``: two letters, two check digits and the account part, mod-97 checked;
-* ``ip``: IPv4 and IPv6 addresses (checked with :mod:`ipaddress`).
+* ``ip``: IPv4 and IPv6 addresses (checked with :mod:`ipaddress`);
+* ``api_key``: common secret shapes (``sk-…``, ``sk_live_…``, ``AKIA…``, ``ghp_…``,
+  ``github_pat_…``, ``glpat-…``, ``xox?-…``, ``AIza…``, ``hf_…``);
+* ``jwt``: ``eyJ….eyJ….<signature>``.
+
+Text is NFKC-normalised before detection (full-width digits, ``＠``), and a redacted text is
+returned in that normal form. Identifiers (``redact_id``: trace_id, context ids) that contain
+personal data are replaced whole by a stable digest, so joins and dedup keep working; slice
+values (``redact_label``) are pattern-redacted before they become metric labels or window keys.
 
 The detectors themselves are in :mod:`groundwatch.evaluation.pii_detectors`.
 
@@ -36,6 +44,7 @@ import hashlib
 import hmac
 import re
 import threading
+import unicodedata
 from collections.abc import Iterator
 from typing import Literal
 
@@ -151,7 +160,40 @@ class PiiRedactor:
             return record.model_copy(deep=True)
         claims = [self._redact_claim(c) for c in record.claims]
         attributes = {k: self._replace(v) for k, v in record.attributes.items()}
-        return record.model_copy(update={"claims": claims, "attributes": attributes}, deep=True)
+        contexts = [
+            c.model_copy(update={"id": self.redact_id(c.id) if c.id is not None else None})
+            for c in record.contexts
+        ]
+        return record.model_copy(
+            update={
+                "trace_id": self.redact_id(record.trace_id),
+                "claims": claims,
+                "attributes": attributes,
+                "contexts": contexts,
+            },
+            deep=True,
+        )
+
+    def redact_id(self, value: str) -> str:
+        """An identifier safe to store: unchanged when no detector fires (the usual opaque id,
+        so triage can still look it up in the assistant's logs), else replaced whole by
+        ``redacted:<12 hex>``, a digest that is the same for the same id (dedup and joins keep
+        working): keyed HMAC in hash mode, plain SHA-256 otherwise."""
+        if self.mode == "off" or not self._spans(_nfkc(value)):
+            return value
+        self._count({"id": 1})
+        if self._key:
+            digest = hmac.new(self._key, b"id\x00" + _utf8(value), hashlib.sha256).hexdigest()
+        else:
+            digest = hashlib.sha256(b"id\x00" + _utf8(value)).hexdigest()
+        return f"redacted:{digest[:_HASH_HEX]}"
+
+    def redact_label(self, value: str) -> str:
+        """A slice value safe to become a metric label or window key: detected values replaced
+        by their mask (``[EMAIL]``) or hash token, in every mode but off (also drop_text)."""
+        if self.mode == "off":
+            return value
+        return self._replace(value)
 
     # --- internals ---
 
@@ -159,11 +201,46 @@ class PiiRedactor:
         text = self.redact_text(claim.text) or ""
         evidence = claim.evidence
         if evidence is not None:
-            evidence = evidence.model_copy(update={"text": self.redact_text(evidence.text) or ""})
+            evidence = evidence.model_copy(
+                update={
+                    "text": self.redact_text(evidence.text) or "",
+                    "context_id": self.redact_id(evidence.context_id)
+                    if evidence.context_id is not None
+                    else None,
+                }
+            )
         # reason is machine-made but may quote slot values (or an LLM judge's words): always
-        # pattern-redacted, even in drop_text mode, so it stays useful.
-        reason = self._replace(claim.reason) if claim.reason is not None else None
+        # pattern-redacted, even in drop_text mode, so it stays useful. It may also quote a
+        # *fragment* of a redacted value ("number mismatch: 4111 vs 4242" from two card numbers):
+        # every number or word taken from a span redacted in the claim or evidence is masked too.
+        reason = None
+        if claim.reason is not None:
+            sources = [claim.text] + ([claim.evidence.text] if claim.evidence else [])
+            reason = self._mask_fragments(self._replace(claim.reason), sources)
         return claim.model_copy(update={"text": text, "evidence": evidence, "reason": reason})
+
+    def _mask_fragments(self, reason: str, sources: list[str]) -> str:
+        fragments: dict[str, str] = {}
+        for source in sources:
+            normal = _nfkc(source)
+            for start, end, kind in self._spans(normal):
+                for token in _FRAGMENT.findall(normal[start:end]):
+                    if len(token) >= 2:
+                        fragments[token.lower()] = kind
+        if not fragments:
+            return reason
+        tally: dict[str, int] = {}
+
+        def mask(match: re.Match[str]) -> str:
+            kind = fragments.get(match.group(0).lower())
+            if kind is None:
+                return match.group(0)
+            tally[kind] = tally.get(kind, 0) + 1
+            return f"[{kind.upper()}]"
+
+        out = _FRAGMENT.sub(mask, reason)
+        self._count(tally)
+        return out
 
     def _spans(self, text: str) -> list[tuple[int, int, str]]:
         detectors = self._detectors if TRIGGER.search(text) else self._custom
@@ -187,6 +264,7 @@ class PiiRedactor:
         return chosen
 
     def _replace(self, text: str) -> str:
+        text = _nfkc(text)
         spans = self._spans(text)
         if not spans:
             return text
@@ -220,6 +298,19 @@ class PiiRedactor:
 
 def _identity(text: str) -> str:
     return text
+
+
+# Digit runs and words: the pieces a machine-made reason may quote from a value.
+_FRAGMENT = re.compile(r"\d+|[^\W\d_]+")
+
+
+def _nfkc(text: str) -> str:
+    """NFKC form, so full-width or compatibility characters ("４１１１", "＠") are detected."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
 
 
 def _custom_kind(name: str) -> str:

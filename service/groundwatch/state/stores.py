@@ -125,6 +125,14 @@ class Redactor(Protocol):
 
     def redact_record(self, record: EvaluationRecord) -> EvaluationRecord: ...
 
+    def redact_id(self, value: str) -> str:
+        """An identifier (trace_id, context id) safe to store; stable for the same input."""
+        ...
+
+    def redact_label(self, value: str) -> str:
+        """A slice value safe to become a metric label or a window key."""
+        ...
+
 
 @runtime_checkable
 class ResultSink(Protocol):
