@@ -14,25 +14,32 @@ unexpected error becomes a JSON error with its kind, never a stack trace.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-from fastapi import Body, Depends, FastAPI, Query, Request, Response
-from fastapi.exceptions import RequestValidationError
+from fastapi import Depends, FastAPI, Query, Request, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from groundwatch.api.errors import (
+    ERROR_RESPONSES,
+    decode_error_response,
+    error_response,
+    install_error_handlers,
+    status_for_reason,
+)
 from groundwatch.contract.record import EvaluationRecord
-from groundwatch.contract.trace import RagTrace, TraceDecodeError, validate_trace
+from groundwatch.contract.trace import RagTrace, TraceDecodeError, decode_trace, validate_trace
 from groundwatch.runtime import Runtime
 from groundwatch.settings import Settings
 from groundwatch.state.stores import StoreUnavailableError
 
-__all__ = ["BodySizeLimit", "create_app"]
+__all__ = ["BodySizeLimit", "create_app", "parse_json_body"]
 
 log = logging.getLogger(__name__)
 
@@ -79,24 +86,13 @@ class _BodyTooLargeError(Exception):
 
 
 def _too_large(limit: int) -> JSONResponse:
-    return JSONResponse(
-        {"error": "payload_too_large", "detail": f"request body over {limit} bytes"},
-        status_code=413,
-    )
+    message = f"(body): request body over {limit} bytes (GROUNDWATCH_API__MAX_BODY_BYTES)"
+    return error_response(413, "oversize", message, [_loc_msg(message)])
 
 
-def _field_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
-    out = []
-    for err in exc.errors():
-        loc = [str(p) for p in err.get("loc", ()) if p != "body"]
-        out.append(
-            {
-                "field": ".".join(loc) or "(body)",
-                "message": err.get("msg", ""),
-                "type": err.get("type", ""),
-            }
-        )
-    return out
+def _loc_msg(message: str) -> dict[str, str]:
+    loc, _, msg = message.partition(": ")
+    return {"loc": loc, "msg": msg}
 
 
 def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
@@ -130,25 +126,12 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     read_auth = [Depends(guard.require_read)]
     metrics_auth = [Depends(guard.require_metrics)]
 
-    @app.exception_handler(RequestValidationError)
-    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse(
-            {"error": "invalid_request", "errors": _field_errors(exc)}, status_code=422
-        )
+    install_error_handlers(app)
 
     @app.exception_handler(StoreUnavailableError)
     async def _store_down(_: Request, exc: StoreUnavailableError) -> JSONResponse:
-        return JSONResponse(
-            {"error": "store_unavailable", "detail": "state store unreachable; retry"},
-            status_code=503,
-            headers={"Retry-After": "5"},
-        )
-
-    @app.exception_handler(Exception)
-    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error")
-        return JSONResponse(
-            {"error": "internal_error", "kind": type(exc).__name__}, status_code=503
+        return error_response(
+            503, "store_unavailable", "state store unreachable; retry", headers={"Retry-After": "5"}
         )
 
     @app.get("/healthz", tags=["ops"])
@@ -169,45 +152,61 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         "/v1/evaluate",
         tags=["evaluation"],
         dependencies=write_auth,
-        responses={413: {"description": "Body or field over the configured limits"}},
+        response_model=EvaluationRecord,
+        responses=ERROR_RESPONSES,
+        openapi_extra=_json_body("#/components/schemas/RagTrace", "One trace (contract v1)."),
     )
-    def evaluate(
-        trace: RagTrace,
+    async def evaluate(
+        request: Request,
         record: Annotated[
             bool, Query(description="Also count the trace in windows and findings.")
         ] = False,
-    ) -> EvaluationRecord:
+    ) -> Response:
         """Score one trace synchronously and return its evaluation record."""
+        raw = await request.body()
         try:
-            validate_trace(trace.model_dump(mode="json"), settings.limits)
+            trace = decode_trace(raw, settings.limits)
         except TraceDecodeError as exc:
-            return _decode_error_response(exc)  # type: ignore[return-value]
+            return decode_error_response(exc, hint=_content_type_hint(request, exc))
         processor = rt().processor
-        if record:
-            processor.observe([trace], source="http")
-            return processor.evaluate_and_record([trace])[0]
-        return processor.evaluate([trace])[0]
+
+        def run() -> EvaluationRecord:
+            if record:
+                processor.observe([trace], source="http")
+                return processor.evaluate_and_record([trace])[0]
+            return processor.evaluate([trace])[0]
+
+        result = await run_in_threadpool(run)
+        return Response(result.model_dump_json(), media_type="application/json")
 
     @app.post(
         "/v1/rag-traces",
         tags=["ingest"],
         status_code=202,
         dependencies=write_auth,
-        responses={
-            413: {"description": "Body or batch too large"},
-            503: {"description": "Queue full"},
-        },
+        responses=ERROR_RESPONSES,
+        openapi_extra=_json_body(
+            "#/components/schemas/RagTraceBatch", "A batch of traces (trace contract v1)."
+        ),
     )
-    def ingest(
-        traces: Annotated[
-            list[Any],
-            Body(
-                description="A batch of traces (trace contract v1); each item is validated on its own."
-            ),
-        ],
-    ) -> JSONResponse:
-        """Accept a batch of traces into the in-process pipeline (sampled, then scored)."""
-        return _ingest(rt(), settings, traces, source="http")
+    async def ingest(request: Request) -> JSONResponse:
+        """Accept a batch of traces into the in-process pipeline (sampled, then scored).
+
+        Each item is validated on its own, with the same limits as a Kafka message; invalid
+        items are listed in ``errors`` and the valid ones are accepted."""
+        raw = await request.body()
+        try:
+            items = parse_json_body(raw)
+        except TraceDecodeError as exc:
+            return decode_error_response(exc, hint=_content_type_hint(request, exc))
+        if not isinstance(items, list):
+            return error_response(
+                422,
+                "schema",
+                "(body): expected a JSON array of traces",
+                [{"loc": "(body)", "msg": "expected a JSON array of traces"}],
+            )
+        return await run_in_threadpool(_ingest, rt(), settings, items, "http")
 
     from groundwatch.api.findings import findings_router, page_router
 
@@ -225,15 +224,73 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     else:
         app.include_router(otlp_router(runtime_, settings, _ingest_valid), dependencies=write_auth)
     app.state.runtime = runtime_
+    _document_trace_bodies(app)
     return app
 
 
-def _decode_error_response(exc: TraceDecodeError) -> JSONResponse:
-    status = 413 if exc.reason == "oversize" else 422
-    errors = exc.errors or [
-        {"field": exc.detail.split(":", 1)[0], "message": exc.detail, "type": exc.reason}
-    ]
-    return JSONResponse({"error": exc.reason, "errors": errors}, status_code=status)
+def _document_trace_bodies(app: FastAPI) -> None:
+    """Add RagTrace and RagTraceBatch to the OpenAPI components (the handlers read raw bodies)."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            from fastapi.openapi.utils import get_openapi
+
+            schema = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
+            trace = RagTrace.model_json_schema(ref_template="#/components/schemas/{model}")
+            components = schema.setdefault("components", {}).setdefault("schemas", {})
+            components.update(trace.pop("$defs", {}))
+            components["RagTrace"] = trace
+            components["RagTraceBatch"] = {
+                "title": "RagTraceBatch",
+                "type": "array",
+                "items": {"$ref": "#/components/schemas/RagTrace"},
+            }
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _json_body(ref: str, description: str) -> dict[str, Any]:
+    # The handlers read the raw body (so every path shares decode_trace's limits and errors);
+    # the schema is declared here so /docs still shows the contract.
+    return {
+        "requestBody": {
+            "required": True,
+            "description": description,
+            "content": {"application/json": {"schema": {"$ref": ref}}},
+        }
+    }
+
+
+def _content_type_hint(request: Request, exc: TraceDecodeError) -> str:
+    if exc.reason not in ("not_json", "not_utf8"):
+        return ""
+    content_type = request.headers.get("content-type", "")
+    if "json" in content_type:
+        return ""
+    shown = content_type or "none"
+    return f" (content-type was {shown!r}: send a JSON body with content-type: application/json)"
+
+
+def parse_json_body(raw: bytes) -> Any:
+    """Parse a request body as UTF-8 JSON; failures are TraceDecodeErrors with line and column."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TraceDecodeError("not_utf8", f"(body): invalid UTF-8 at byte {exc.start}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        message = f"(body): {exc.msg} at line {exc.lineno} column {exc.colno}"
+        raise TraceDecodeError("not_json", message) from None
+    except RecursionError:
+        raise TraceDecodeError("not_json", "(body): JSON nested too deeply") from None
 
 
 IngestFn = Callable[[Runtime, list[RagTrace], str], dict[str, Any]]
@@ -255,10 +312,8 @@ class QueueFullError(Exception):
 
 def _ingest(runtime: Runtime, settings: Settings, items: list[Any], source: str) -> JSONResponse:
     if len(items) > settings.api.max_batch:
-        return JSONResponse(
-            {"error": "batch_too_large", "detail": f"more than {settings.api.max_batch} traces"},
-            status_code=413,
-        )
+        message = f"(body): more than {settings.api.max_batch} traces in one batch"
+        return error_response(413, "batch_too_large", message, [_loc_msg(message)])
     valid: list[RagTrace] = []
     errors: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -274,6 +329,7 @@ def _ingest(runtime: Runtime, settings: Settings, items: list[Any], source: str)
                     "trace_id": trace_id if isinstance(trace_id, str) else None,
                     "reason": exc.reason,
                     "detail": exc.detail,
+                    "status": status_for_reason(exc.reason),
                 }
             )
             continue
@@ -293,10 +349,8 @@ def _ingest(runtime: Runtime, settings: Settings, items: list[Any], source: str)
     try:
         outcome = _ingest_valid(runtime, valid, source)
     except QueueFullError:
-        return JSONResponse(
-            {"error": "queue_full", "detail": "evaluation queue is full; retry later"},
-            status_code=503,
-            headers={"Retry-After": "2"},
+        return error_response(
+            503, "queue_full", "evaluation queue is full; retry later", headers={"Retry-After": "2"}
         )
     return JSONResponse(
         {

@@ -3,7 +3,7 @@ trace (evaluation record v1), and the JSON Schemas generated from both. The bott
 imports nothing else from groundwatch.
 
 Modules: ``trace`` (RagTrace, decoding and limits), ``record`` (EvaluationRecord),
-``schemas`` (``groundwatch schema``).
+``schemas`` (``groundwatch schema``), ``text`` (normalisation applied on ingest).
 """
 
-__all__ = ["record", "schemas", "trace"]
+__all__ = ["record", "schemas", "text", "trace"]

@@ -100,5 +100,9 @@ class EvaluationRecord(BaseModel):
         default=False, description="An answer although no passage was relevant."
     )
     citation_support: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
+    citation_warnings: list[str] = Field(
+        default_factory=list,
+        description="Cited passage ids that match no passage (neither an id nor a 0-based index).",
+    )
     attributes: dict[str, str] = Field(default_factory=dict)
     latency_ms: float = Field(default=0.0, ge=0.0, allow_inf_nan=False)

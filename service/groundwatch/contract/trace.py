@@ -6,7 +6,12 @@ Usage::
 
 Every decoding failure is a :class:`TraceDecodeError` with a bounded ``reason``
 (used as a metric label and a DLQ header) and a human-readable ``detail`` that
-names the offending field.
+names the offending field. The same limits apply on every path (HTTP body, batch item,
+OTLP, Kafka): :func:`validate_trace` measures the encoded size of an already-parsed trace.
+
+Question, answer, passage texts and cited sentences are normalised when the model is built
+(:func:`groundwatch.contract.text.normalize_text`: NFKC, zero-width and control characters
+removed), so no judge ever parses ``$1\u200b25`` as ``$1``.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from groundwatch.contract.text import control_characters, has_visible_character, normalize_text
 
 __all__ = [
     "CONTRACT_VERSION",
@@ -27,6 +34,7 @@ __all__ = [
     "TraceLimits",
     "check_limits",
     "decode_trace",
+    "encoded_size",
     "validate_trace",
 ]
 
@@ -79,6 +87,11 @@ class ContextPassage(BaseModel):
     rank: int | None = None
     source: str | None = None
 
+    @field_validator("text")
+    @classmethod
+    def _normal_text(cls, value: str) -> str:
+        return normalize_text(value)
+
 
 class Citation(BaseModel):
     """An answer sentence and the ids (or 0-based indexes, as strings) of the passages it cites."""
@@ -94,6 +107,11 @@ class Citation(BaseModel):
         if isinstance(value, list):
             return [str(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value]
         return value
+
+    @field_validator("sentence")
+    @classmethod
+    def _normal_sentence(cls, value: str) -> str:
+        return normalize_text(value)
 
 
 def _passage(value: Any) -> Any:
@@ -114,6 +132,27 @@ class RagTrace(BaseModel):
     answer: str | None = None
     citations: list[Citation] | None = None
     attributes: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("trace_id")
+    @classmethod
+    def _usable_trace_id(cls, value: str) -> str:
+        # A trace_id is a metric exemplar, a Redis key and a log field: it must be seen and typed.
+        if not has_visible_character(value):
+            raise ValueError("must contain a visible character (not only spaces)")
+        controls = control_characters(value)
+        if controls:
+            raise ValueError(f"must not contain control characters ({', '.join(controls[:3])})")
+        return value
+
+    @field_validator("question")
+    @classmethod
+    def _normal_question(cls, value: str) -> str:
+        return normalize_text(value)
+
+    @field_validator("answer")
+    @classmethod
+    def _normal_answer(cls, value: str | None) -> str | None:
+        return None if value is None else normalize_text(value)
 
     @field_validator("contexts", mode="before")
     @classmethod
@@ -154,6 +193,19 @@ class RagTrace(BaseModel):
     def context_texts(self) -> list[str]:
         return [c.text for c in self.contexts]
 
+    def citation_warnings(self) -> list[str]:
+        """One line per cited id that names no passage (neither an ``id`` nor a 0-based index)."""
+        if not self.citations:
+            return []
+        known = {c.id for c in self.contexts if c.id is not None}
+        known.update(str(i) for i in range(len(self.contexts)))
+        return [
+            f"citations.{i}.context_ids: {cid[:64]!r} matches no passage"
+            for i, citation in enumerate(self.citations)
+            for cid in citation.context_ids
+            if cid not in known
+        ]
+
 
 def check_limits(trace: RagTrace, limits: TraceLimits) -> None:
     if len(trace.question) > limits.max_question_chars:
@@ -180,8 +232,25 @@ def _format_errors(exc: ValidationError) -> tuple[str, list[dict[str, Any]]]:
     return detail, errors
 
 
-def validate_trace(obj: Any, limits: TraceLimits) -> RagTrace:
-    """Validate an already-parsed JSON value into a trace."""
+def encoded_size(obj: Any) -> int:
+    """Bytes of ``obj`` as compact UTF-8 JSON: the size limit of a trace that arrived parsed."""
+    return len(
+        json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
+    )
+
+
+def _check_size(size: int, limits: TraceLimits) -> None:
+    if size > limits.max_bytes:
+        raise TraceDecodeError("oversize", f"(root): {size} bytes > {limits.max_bytes}")
+
+
+def validate_trace(obj: Any, limits: TraceLimits, *, size: int | None = None) -> RagTrace:
+    """Validate an already-parsed JSON value into a trace.
+
+    ``size`` is the encoded size when the caller knows it; otherwise it is measured, so a
+    trace inside a batch or assembled from spans meets the same ``max_bytes`` as a Kafka message.
+    """
+    _check_size(encoded_size(obj) if size is None else size, limits)
     if not isinstance(obj, dict):
         raise TraceDecodeError(
             "schema",
@@ -199,8 +268,7 @@ def validate_trace(obj: Any, limits: TraceLimits) -> RagTrace:
 
 def decode_trace(raw: bytes, limits: TraceLimits) -> RagTrace:
     """Decode one encoded trace (UTF-8 JSON bytes) and validate it."""
-    if len(raw) > limits.max_bytes:
-        raise TraceDecodeError("oversize", f"(root): {len(raw)} bytes > {limits.max_bytes}")
+    _check_size(len(raw), limits)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -208,5 +276,11 @@ def decode_trace(raw: bytes, limits: TraceLimits) -> RagTrace:
     try:
         obj = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
-        raise TraceDecodeError("not_json", f"(root): {exc}"[:200]) from None
-    return validate_trace(obj, limits)
+        raise TraceDecodeError("not_json", _json_error(exc)) from None
+    return validate_trace(obj, limits, size=len(raw))
+
+
+def _json_error(exc: json.JSONDecodeError | RecursionError) -> str:
+    if isinstance(exc, RecursionError):
+        return "(root): JSON nested too deeply"
+    return f"(root): {exc.msg} at line {exc.lineno} column {exc.colno}"[:200]

@@ -20,9 +20,14 @@ from groundwatch.contract.record import ClaimResult, ContextResult, EvaluationRe
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import Judge, JudgeError, TraceJudgement
 
-__all__ = ["Evaluator", "record_from_judgement", "unscored_record"]
+__all__ = ["JUDGE_BUGS", "Evaluator", "record_from_judgement", "unscored_record"]
 
 log = logging.getLogger(__name__)
+
+# Programming errors in a judge are bugs: they propagate (the consumer stops without committing
+# and restarts) instead of turning every trace into an unscored record. Anything else a judge
+# raises (a model runtime or client error) makes the batch unscored.
+JUDGE_BUGS: tuple[type[Exception], ...] = (AssertionError, AttributeError, NameError, TypeError)
 
 
 def _clip01(value: float) -> float:
@@ -47,6 +52,7 @@ def unscored_record(
         unscored_reason=reason,
         faithfulness_null_reason=reason,
         retrieval_top_score=_top_retrieval_score(trace),
+        citation_warnings=trace.citation_warnings(),
         attributes=dict(trace.attributes),
         latency_ms=max(0.0, latency_ms),
     )
@@ -124,6 +130,7 @@ def record_from_judgement(
         false_refusal_suspected=judgement.refusal and bool(relevant),
         answered_without_evidence=bool(answer) and not judgement.refusal and not relevant,
         citation_support=citation_support,
+        citation_warnings=trace.citation_warnings(),
         attributes=dict(trace.attributes),
         latency_ms=max(0.0, latency_ms),
     )
@@ -155,6 +162,8 @@ class Evaluator:
                 )
         except JudgeError as exc:
             results = [exc] * len(traces)
+        except JUDGE_BUGS:
+            raise
         except Exception as exc:
             log.exception("judge failed on a batch of %d traces", len(traces))
             results = [JudgeError("judge_error", type(exc).__name__)] * len(traces)

@@ -58,6 +58,15 @@ class PipelineMetrics:
             ["reason"],
             registry=registry,
         )
+        self.otlp_fallbacks = Counter(
+            "groundwatch_otlp_fallbacks",
+            "OTLP traces assembled through a fallback path, by kind (answer_earlier_llm_span, "
+            "answer_llm_output_value, answer_root_output, answer_root_json, "
+            "answer_root_json_ignored, score_from_metadata, id_from_metadata, "
+            "question_from_retrieval, question_from_llm).",
+            ["kind"],
+            registry=registry,
+        )
         self.null_scores = Counter(
             "groundwatch_null_scores",
             "Scores left null on a scored trace, by metric and reason.",
@@ -78,6 +87,11 @@ class PipelineMetrics:
         self.unsupported_answers = Counter(
             "groundwatch_answered_without_evidence",
             "Answers although no retrieved passage was relevant.",
+            registry=registry,
+        )
+        self.citation_warnings = Counter(
+            "groundwatch_citation_warnings",
+            "Cited passage ids that match no passage of their trace.",
             registry=registry,
         )
         self.scores = Histogram(
@@ -138,6 +152,8 @@ class PipelineMetrics:
 
     def observe_record(self, record: EvaluationRecord) -> None:
         self.evaluated.labels(status=record.status).inc()
+        if record.citation_warnings:
+            self.citation_warnings.inc(len(record.citation_warnings))
         if record.status == "unscored":
             self.unscored.labels(reason=record.unscored_reason or "unknown").inc()
             return
