@@ -176,6 +176,10 @@ class OtlpReceiver:
                 self.assembler.requeue(valid)
                 raise OtlpBackpressureError(str(exc) or type(exc).__name__) from exc
             raise
+        # Counted once handed over (a requeued trace is assembled again and counted then).
+        for item in valid:
+            for kind in item.fallbacks:
+                self.runtime.metrics.otlp_fallbacks.labels(kind=kind).inc()
         return refused
 
     def _note_producers(self, items: list[AssembledTrace]) -> None:

@@ -1,6 +1,6 @@
 """Turns the spans of one OpenTelemetry trace into one :class:`~groundwatch.contract.trace.RagTrace`.
 
-Two attribute vocabularies are read (see ``otlp_semconv.py`` for the exact keys):
+Three attribute vocabularies are read (see ``semconv.py`` for the exact keys):
 
 * OpenTelemetry GenAI semantic conventions: ``gen_ai.operation.name`` (``retrieval``, ``chat``,
   ``text_completion``, ``invoke_agent`` ...), ``gen_ai.input.messages`` / ``gen_ai.output.messages``
@@ -10,6 +10,16 @@ Two attribute vocabularies are read (see ``otlp_semconv.py`` for the exact keys)
 * OpenInference: ``openinference.span.kind`` (RETRIEVER, RERANKER, LLM, CHAIN, AGENT),
   ``input.value`` / ``output.value``, ``retrieval.documents.{i}.document.{content,id,score}``,
   ``llm.input_messages.{i}.message.{role,content}``, ``llm.output_messages.{i}.message.content``.
+* OpenLLMetry: its GenAI attributes, ``gen_ai.operation.name=vector_db_retrieve`` and the JSON in
+  ``traceloop.entity.input`` / ``traceloop.entity.output``.
+
+The answer is the output text of the *latest LLM span that has one* (a streaming LlamaIndex query
+ends with an LLM span without output); only when no LLM span has output text is the root span's
+``output.value`` used, and a JSON one (``output.mime_type=application/json``) only through its
+response/answer field, never as JSON. A document's missing score or id is taken from its metadata
+(``score``, ``relevance_score``, ``id``, ``doc_id``). Each such fallback is named in
+:attr:`AssembledTrace.fallbacks` (see :data:`FALLBACK_KINDS`); the OTLP receiver counts them in
+``groundwatch_otlp_fallbacks_total{kind}`` so operators see which path their spans take.
 
 Spans of one trace may arrive in several export requests. :class:`TraceAssembler` keeps them for a
 bounded time and emits the trace as soon as it is *complete* (a retrieval span, an LLM span, and the
@@ -42,6 +52,7 @@ from groundwatch.contract.trace import ContextPassage, RagTrace
 from groundwatch.ingest.otlp_decode import SpanRecord
 from groundwatch.ingest.semconv import (
     SpanRole,
+    answer_from_output,
     documents,
     llm_messages,
     model_name,
@@ -51,11 +62,27 @@ from groundwatch.ingest.semconv import (
 
 __all__ = [
     "DEFAULT_ATTRIBUTE_MAP",
+    "FALLBACK_KINDS",
     "AddResult",
     "AssembledTrace",
+    "Assembly",
     "TraceAssembler",
+    "assemble",
     "assemble_trace",
 ]
+
+# Fallback paths of assembly, the ``kind`` label of groundwatch_otlp_fallbacks_total.
+FALLBACK_KINDS: dict[str, str] = {
+    "answer_earlier_llm_span": "the latest LLM span had no output text; an earlier one's was used",
+    "answer_llm_output_value": "the answer came from an LLM span's output.value, not its messages",
+    "answer_root_output": "no LLM span had output text; the root span's plain output.value was used",
+    "answer_root_json": "no LLM span had output text; the root's JSON output.value gave the answer",
+    "answer_root_json_ignored": "the root's JSON output.value had no answer field: no answer",
+    "score_from_metadata": "document scores were read from document metadata",
+    "id_from_metadata": "document ids were read from document metadata",
+    "question_from_retrieval": "no root/chain span had the question; the retrieval query was used",
+    "question_from_llm": "the question is the LLM call's last user message",
+}
 
 # Resource/span attribute -> slice attribute. Only low-cardinality keys belong here.
 DEFAULT_ATTRIBUTE_MAP: dict[str, str] = {
@@ -80,6 +107,18 @@ class AssembledTrace:
     spans: tuple[SpanRecord, ...]
     trigger: Trigger
     root: SpanRecord | None
+    fallbacks: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Assembly:
+    """What :func:`assemble` made of one trace's spans: the trace (None with a ``reason``), the
+    producer's root span, and the fallback paths taken (keys of :data:`FALLBACK_KINDS`)."""
+
+    trace: RagTrace | None
+    root: SpanRecord | None
+    reason: str = ""
+    fallbacks: tuple[str, ...] = ()
 
 
 @dataclass
@@ -166,17 +205,58 @@ def assemble_trace(
     """Build the RagTrace of one trace's spans: ``(trace, root span, reason)``.
 
     ``trace`` is None when the spans hold no question (reason ``no_question``), no GenAI span at
-    all (``not_rag``) or something the contract refuses (``invalid``).
+    all (``not_rag``) or something the contract refuses (``invalid``). See :func:`assemble` for
+    the fallbacks taken as well.
     """
+    result = assemble(spans, attribute_map)
+    return result.trace, result.root, result.reason
+
+
+def _answer(
+    roles: dict[SpanRole, list[SpanRecord]], top: SpanRecord | None, fallbacks: list[str]
+) -> str | None:
+    """The latest LLM output text; else the root span's output (JSON only through a field)."""
+    llms = roles["llm"]
+    for position, llm in enumerate(reversed(llms)):
+        _, outputs = llm_messages(llm, output_value=False)
+        text = outputs[-1] if outputs else answer_from_output(llm)
+        if not text:
+            continue
+        if position:
+            fallbacks.append("answer_earlier_llm_span")
+        if not outputs:
+            fallbacks.append("answer_llm_output_value")
+        return text
+    if top is None:
+        return None
+    raw = top.attributes.get("output.value")
+    if not isinstance(raw, str) or not raw.strip():
+        return None
+    text = answer_from_output(top)
+    is_json = (
+        top.attributes.get("output.mime_type") == "application/json" or raw.lstrip()[:1] == "{"
+    )
+    if is_json:
+        fallbacks.append("answer_root_json" if text else "answer_root_json_ignored")
+    elif text:
+        fallbacks.append("answer_root_output")
+    return text
+
+
+def assemble(
+    spans: Iterable[SpanRecord], attribute_map: Mapping[str, str] | None = None
+) -> Assembly:
+    """Build the RagTrace of one trace's spans, naming the fallbacks taken (module docstring)."""
     span_list = list(spans)
     if not span_list:
-        return None, None, "not_rag"
+        return Assembly(None, None, "not_rag")
     roles = _roles(span_list)
     if not roles["retrieval"] and not roles["llm"]:
-        return None, None, "not_rag"
+        return Assembly(None, None, "not_rag")
     top = _top_span(span_list, roles)
     llm = roles["llm"][-1] if roles["llm"] else None
-    inputs, outputs = llm_messages(llm) if llm else ([], [])
+    inputs, _ = llm_messages(llm) if llm else ([], [])
+    fallbacks: list[str] = []
 
     question, question_source = None, ""
     chain_candidates = ([top] if top is not None else []) + roles["chain"]
@@ -196,7 +276,9 @@ def assemble_trace(
         if users:
             question, question_source = users[-1], "llm"
     if not question:
-        return None, top, "no_question"
+        return Assembly(None, top, "no_question")
+    if question_source != "chain":
+        fallbacks.append(f"question_from_{question_source}")
 
     # The passages the model saw are those of the last retrieval/rerank step with documents.
     passages: list[ContextPassage] = []
@@ -207,14 +289,16 @@ def assemble_trace(
                 ContextPassage(text=d.text, id=d.id, score=d.score, rank=i + 1, source=d.source)
                 for i, d in enumerate(docs)
             ]
+            if any(d.score_from_metadata for d in docs):
+                fallbacks.append("score_from_metadata")
+            if any(d.id_from_metadata for d in docs):
+                fallbacks.append("id_from_metadata")
             break
 
-    answer = outputs[-1] if outputs else None
-    if answer is None and top is not None:
-        answer = _output_value(top)
+    answer = _answer(roles, top, fallbacks)
 
     attributes = _slice_attributes(span_list, top, attribute_map or DEFAULT_ATTRIBUTE_MAP)
-    model = model_name(llm) if llm else None
+    model = next((m for m in (model_name(s) for s in reversed(roles["llm"])) if m), None)
     if model and "model" not in attributes:
         attributes["model"] = model
     attributes["question_source"] = question_source
@@ -233,13 +317,8 @@ def assemble_trace(
             attributes=attributes,
         )
     except ValidationError:
-        return None, top, "invalid"
-    return trace, top, ""
-
-
-def _output_value(span: SpanRecord) -> str | None:
-    value = span.attributes.get("output.value")
-    return value if isinstance(value, str) and value else None
+        return Assembly(None, top, "invalid", tuple(fallbacks))
+    return Assembly(trace, top, "", tuple(fallbacks))
 
 
 class TraceAssembler:
@@ -372,9 +451,13 @@ class TraceAssembler:
         self._emitted[trace_id] = None
         while len(self._emitted) > self.max_pending:
             self._emitted.popitem(last=False)
-        trace, root, reason = assemble_trace(entry.spans.values(), self.attribute_map)
-        if trace is None:
-            self.dropped.labels(reason=reason).inc()
+        result = assemble(entry.spans.values(), self.attribute_map)
+        if result.trace is None:
+            self.dropped.labels(reason=result.reason).inc()
             return
         self.assembled.labels(trigger=trigger).inc()
-        out.append(AssembledTrace(trace, tuple(entry.spans.values()), trigger, root))
+        out.append(
+            AssembledTrace(
+                result.trace, tuple(entry.spans.values()), trigger, result.root, result.fallbacks
+            )
+        )
