@@ -8,7 +8,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.infra import KafkaBroker, RedisServer
+from tests.infra import KafkaBroker, RedisClusterServers, RedisServer
+
+# Shared factories (settings, traces) and the CI=true missing-tool rule; pytester for testing it.
+pytest_plugins = ["pytester", "tests.plugins"]
 
 
 @pytest.fixture(scope="session")
@@ -26,3 +29,10 @@ def kafka_broker() -> Iterator[KafkaBroker]:
 @pytest.fixture
 def unique_name() -> str:
     return f"t{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[RedisClusterServers]:
+    """A 3-master Redis Cluster on free loopback ports (see tests/infra.py)."""
+    with RedisClusterServers.start() as cluster:
+        yield cluster

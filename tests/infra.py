@@ -4,6 +4,7 @@ loopback ports and always stopped. See ../shared/infra.md.
 Usage (fixtures in conftest.py wrap these)::
 
     with RedisServer.start() as redis: url = redis.url
+    with RedisClusterServers.start() as cluster: url = cluster.url   # redis+cluster://
     with KafkaBroker.start() as kafka: kafka.create_topic("t", partitions=3)
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import signal
 import socket
@@ -21,13 +23,35 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["KafkaBroker", "RedisServer", "free_port", "tansu_binary", "wait_port"]
+__all__ = [
+    "KafkaBroker",
+    "RedisClusterServers",
+    "RedisServer",
+    "free_port",
+    "tansu_binary",
+    "wait_port",
+]
 
 
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def _cluster_port() -> int:
+    """A free port whose cluster bus port (+10000) is also free and valid."""
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.randrange(20000, 55000)
+        try:
+            for p in (port, port + 10000):
+                with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+                    s.bind(("127.0.0.1", p))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError("no free port pair for a cluster node")
 
 
 def wait_port(port: int, timeout: float = 20.0) -> None:
@@ -83,7 +107,7 @@ class RedisServer:
             server.stop()
 
     @classmethod
-    def spawn(cls, port: int | None = None) -> RedisServer:
+    def spawn(cls, port: int | None = None, extra: tuple[str, ...] = ()) -> RedisServer:
         binary = shutil.which("redis-server")
         if binary is None:
             raise RuntimeError("redis-server not installed (apt-get install redis-server)")
@@ -102,6 +126,7 @@ class RedisServer:
                 "no",
                 "--dir",
                 workdir,
+                *extra,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -124,6 +149,74 @@ class RedisServer:
         time.sleep(down_s)
         fresh = RedisServer.spawn(self.port)
         self.proc = fresh.proc
+
+
+@dataclass
+class RedisClusterServers:
+    """A local Redis Cluster: three masters (``redis-server --cluster-enabled yes`` on free
+    ports) joined by ``redis-cli --cluster create``; all slots covered before it is returned."""
+
+    nodes: list[RedisServer]
+
+    @property
+    def url(self) -> str:
+        return f"redis+cluster://127.0.0.1:{self.nodes[0].port}"
+
+    @classmethod
+    @contextlib.contextmanager
+    def start(cls, masters: int = 3) -> Iterator[RedisClusterServers]:
+        cli = shutil.which("redis-cli")
+        if cli is None:
+            raise RuntimeError("redis-cli not installed (apt-get install redis-server)")
+        cluster = cls([])
+        try:
+            for _ in range(masters):
+                cluster.nodes.append(
+                    RedisServer.spawn(
+                        _cluster_port(),
+                        extra=("--cluster-enabled", "yes", "--cluster-node-timeout", "5000"),
+                    )
+                )
+            addresses = [f"127.0.0.1:{n.port}" for n in cluster.nodes]
+            subprocess.run(
+                [
+                    cli,
+                    "--cluster",
+                    "create",
+                    *addresses,
+                    "--cluster-replicas",
+                    "0",
+                    "--cluster-yes",
+                ],
+                check=True,
+                capture_output=True,
+                timeout=60,
+            )
+            cluster.wait_ok()
+            yield cluster
+        finally:
+            for node in cluster.nodes:
+                node.stop()
+
+    def wait_ok(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        cli = shutil.which("redis-cli") or "redis-cli"
+        while True:
+            states = [
+                subprocess.run(
+                    [cli, "-p", str(n.port), "cluster", "info"],
+                    check=False,
+                    capture_output=True,
+                    text=True,
+                    timeout=10,
+                ).stdout
+                for n in self.nodes
+            ]
+            if all("cluster_state:ok" in s and "cluster_slots_ok:16384" in s for s in states):
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"redis cluster not ok after {timeout}s: {states}")
+            time.sleep(0.2)
 
 
 @dataclass

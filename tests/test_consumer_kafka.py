@@ -253,12 +253,19 @@ def _spawn(settings: Settings, name: str, rate: float, log: Path) -> subprocess.
     )
 
 
+@pytest.mark.parametrize("backend", ["redis", "cluster"])
 def test_kill_9_mid_stream_loses_nothing_counts_nothing_twice(
-    kafka_broker: KafkaBroker, redis_server: RedisServer, unique_name: str, tmp_path: Path
+    kafka_broker: KafkaBroker,
+    request: pytest.FixtureRequest,
+    backend: str,
+    unique_name: str,
+    tmp_path: Path,
 ) -> None:
+    """Also on a 3-master Redis Cluster (hash-tagged keys, a script per shard)."""
     rate = 0.7
     _topics(kafka_broker, unique_name)
-    settings = _settings(kafka_broker, redis_server.url, unique_name, rate)
+    server = request.getfixturevalue("redis_server" if backend == "redis" else "redis_cluster")
+    settings = _settings(kafka_broker, server.url, unique_name, rate)
     windows = RedisWindowStore(redis_client(settings), settings)
     ids = [f"{unique_name}-{i}" for i in range(600)]
     want = sampled(set(ids), rate)

@@ -6,14 +6,13 @@ import threading
 from collections.abc import Callable, Iterator
 
 import pytest
-import redis
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from groundwatch.api.findings import findings_router
 from groundwatch.settings import FindingsSettings, RedisSettings, Settings, WindowSettings
 from groundwatch.state.findings import InvalidCursorError, MemoryFindingStore
-from groundwatch.state.redis_store import RedisFindingStore
+from groundwatch.state.redis_store import RedisFindingStore, redis_client
 from groundwatch.state.stores import Finding
 from groundwatch.state.windows import MemoryWindowStore
 from tests.helpers_windows import FakeClock, obs, record
@@ -45,15 +44,17 @@ def finding(i: int, ts: float, tenant: str = "acme", claim_index: int = 0) -> Fi
     )
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "cluster"])
 def make_findings(
     request: pytest.FixtureRequest, unique_name: str
 ) -> Iterator[Callable[[int], FStore]]:
     if request.param == "memory":
         yield lambda max_items: MemoryFindingStore(_settings(unique_name, max_items))
         return
-    server = request.getfixturevalue("redis_server")
-    client = redis.Redis.from_url(server.url)
+    server = request.getfixturevalue(
+        "redis_server" if request.param == "redis" else "redis_cluster"
+    )
+    client = redis_client(Settings(redis=RedisSettings(url=server.url)))
     yield lambda max_items: RedisFindingStore(client, _settings(unique_name, max_items))
     client.close()
 

@@ -13,7 +13,7 @@ from redis.retry import Retry
 from groundwatch.settings import RedisSettings, Settings, WindowSettings
 from groundwatch.state.bucket_reader import BucketWindows
 from groundwatch.state.buckets import ALL, Baseline, WindowSummary, plan_buckets
-from groundwatch.state.redis_store import RedisWindowStore
+from groundwatch.state.redis_store import RedisClient, RedisWindowStore, redis_client
 from groundwatch.state.slices import OTHER, SliceMapper
 from groundwatch.state.stores import StoreUnavailableError
 from groundwatch.state.windows import MemoryWindowStore
@@ -43,22 +43,25 @@ def clock() -> FakeClock:
     return FakeClock.aligned(3600)
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "cluster"])
 def make_store(
     request: pytest.FixtureRequest, unique_name: str, clock: FakeClock
 ) -> Iterator[MakeStore]:
     """A factory of store instances sharing one state: a new RedisWindowStore (a replica)
-    per call on the same prefix, or the one process-local MemoryWindowStore."""
+    per call on the same prefix (standalone Redis, or a 3-master Redis Cluster), or the one
+    process-local MemoryWindowStore."""
     settings = _settings(unique_name)
     if request.param == "memory":
         memory = MemoryWindowStore(settings, clock=clock)
         yield lambda: memory
         return
-    server = request.getfixturevalue("redis_server")
-    clients: list[redis.Redis] = []
+    server = request.getfixturevalue(
+        "redis_server" if request.param == "redis" else "redis_cluster"
+    )
+    clients: list[RedisClient] = []
 
     def make() -> Store:
-        client = redis.Redis.from_url(server.url)
+        client = redis_client(Settings(redis=RedisSettings(url=server.url)))
         clients.append(client)
         return RedisWindowStore(client, settings, clock=clock)
 
@@ -182,7 +185,8 @@ def test_retention_drops_old_buckets(make_store: MakeStore, clock: FakeClock) ->
     if isinstance(store, MemoryWindowStore):
         assert store.bucket_count() == 0
     else:
-        keys = list(store.client.scan_iter(f"{store.prefix}:w:*"))
+        # standalone p:w:f:<t>; cluster p:{p:s<n>}:w:f:<t> (hash tag)
+        keys = list(store.client.scan_iter(f"{store.prefix}:*w:[fc]:*"))
         assert keys
         for key in keys:  # absolute expiry, at most retention + one coarse bucket from "now"
             expires = int(store.client.expiretime(key))

@@ -63,18 +63,9 @@ def _build_stores(
     )
     top_n = settings.windows.top_n
     if use_redis:
-        import redis
+        from groundwatch.state.redis_store import RedisFindingStore, RedisWindowStore, redis_client
 
-        from groundwatch.state.redis_store import RedisFindingStore, RedisWindowStore
-
-        url = (
-            settings.redis.url.get_secret_value()
-            if settings.redis.url
-            else "redis://127.0.0.1:6379/0"
-        )
-        client = redis.Redis.from_url(
-            url, socket_timeout=5.0, socket_connect_timeout=5.0, health_check_interval=10
-        )
+        client = redis_client(settings, socket_timeout=5.0, health_check_interval=10)
         windows = RedisWindowStore(client, settings)
         findings: FindingStore = RedisFindingStore(client, settings)
 

@@ -122,6 +122,17 @@ class RedisSettings(BaseModel):
     )
     key_prefix: str = Field(default="gw", description="Prefix of every Redis key.")
     dedup_ttl_s: int = Field(default=7 * 86400, description="How long a trace_id is remembered.")
+    cluster: bool = Field(
+        default=False,
+        description="Redis Cluster (also implied by a redis+cluster:// URL); keys carry hash tags.",
+    )
+    cluster_shards: int = Field(
+        default=8,
+        ge=1,
+        le=1024,
+        description="Cluster only: window buckets split over this many hash-tag slots "
+        "(by trace_id); changing it forgets the dedup markers.",
+    )
 
 
 class SamplingSettings(BaseModel):

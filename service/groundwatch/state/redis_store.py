@@ -1,36 +1,47 @@
-"""Redis-backed window and finding stores, shared by every replica.
+"""Redis-backed window and finding stores, shared by every replica; standalone Redis or Redis
+Cluster.
 
 Usage::
 
-    client = redis_client(settings)                     # or redis.Redis.from_url(...)
+    client = redis_client(settings)                     # redis.Redis or redis.RedisCluster
     windows = RedisWindowStore(client, settings)
     findings = RedisFindingStore(client, settings)
     mapper = SliceMapper(keys, top_n, admit=windows.slice_admitter(top_n))
 
-Atomicity and idempotency: a batch is one Lua script that, per trace, first sets a dedup key
-``<prefix>:d:<i|e>:<trace_id>`` with ``SET NX EX dedup_ttl_s`` and only for new traces adds to
+Atomicity and idempotency: a batch is applied by a Lua script that, per trace, first sets a dedup
+key ``<prefix>:d:<i|e>:<trace_id>`` with ``SET NX EX dedup_ttl_s`` and only for new traces adds to
 the bucket hashes, so two replicas (or a re-delivery) applying the same trace count it once, and
-a crash can never leave half an update. (Keys are computed inside the script: use a standalone
-or replicated Redis, not Redis Cluster.) Bucket hashes carry an absolute expiry (``EXPIREAT``).
-Every Redis error surfaces as :class:`~groundwatch.state.stores.StoreUnavailableError` (retriable).
+a crash can never leave half of one trace's update. Every key a script touches is passed in
+``KEYS``. Bucket hashes carry an absolute expiry (``EXPIREAT``). Every Redis error surfaces as
+:class:`~groundwatch.state.stores.StoreUnavailableError` (retriable).
 
-Keys (prefix ``p`` = ``RedisSettings.key_prefix``)::
+Keys (prefix ``p`` = ``RedisSettings.key_prefix``), standalone::
 
     p:w:f:<start>   fine bucket hash      p:w:c:<start>   coarse bucket hash
     p:d:i:<id>      ingest dedup marker   p:d:e:<id>      evaluation dedup marker
     p:slices:<key>  admitted slice values p:baseline      pinned baseline (JSON)
     p:f:data / p:f:idx / p:f:idx:<k>=<v>  findings (hash, zsets by ts)
+
+Redis Cluster (``redis.cluster`` or a ``redis+cluster://`` URL): a script may only touch keys of
+one hash slot, so the window keys carry a hash tag ``{p:s<n>}`` with ``n = crc32(trace_id) %
+cluster_shards``: one trace's dedup marker and all the bucket hashes it adds to share a slot
+(``p:{p:s3}:w:f:<start>``, ``p:{p:s3}:d:i:<id>``) and its update stays atomic, while the
+shards spread writes over the masters. A batch becomes one script per shard; a read sums
+the shards of each bucket. Findings keys share the tag ``{p:f}`` (one slot: the set is
+bounded by ``findings.max_items``).
 """
 
 from __future__ import annotations
 
 import json
 import time
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
 import redis
+from redis.cluster import RedisCluster
 
 from groundwatch.contract.record import EvaluationRecord
 from groundwatch.settings import Settings
@@ -56,19 +67,22 @@ from groundwatch.state.stores import (
     StoreUnavailableError,
 )
 
-__all__ = ["RedisFindingStore", "RedisWindowStore", "redis_client"]
+__all__ = ["RedisClient", "RedisFindingStore", "RedisWindowStore", "is_cluster", "redis_client"]
 
-# One script per batch: atomic for the batch, idempotent per trace (SET NX on its dedup key),
-# and the increments of the new traces are summed per bucket field before HINCRBY, so a batch
-# costs one HINCRBY per distinct field instead of one per trace and field.
-# ARGV[1] = JSON [dedup_ttl, [[dedup_key, [[bucket_key, expire_at], ...], [group, ...],
-#                             {field: increment}], ...]], ARGV[2] = separator.
+RedisClient = redis.Redis | RedisCluster
+
+# One script per batch (per shard on a cluster): atomic for the batch, idempotent per trace (SET
+# NX on its dedup key), and the increments of the new traces are summed per bucket field before
+# HINCRBY, so a batch costs one HINCRBY per distinct field instead of one per trace and field.
+# Keys are only taken from KEYS (cluster-safe); the payload refers to them by index.
+# ARGV[1] = JSON [dedup_ttl, [[dedup_key_index, [[bucket_key_index, expire_at], ...],
+#                             [group, ...], {field: increment}], ...]], ARGV[2] = separator.
 _UPDATE = """
 local p = cjson.decode(ARGV[1])
 local sep = ARGV[2]
 local acc, exp, out = {}, {}, {}
 for i, item in ipairs(p[2]) do
-  if redis.call('SET', item[1], '1', 'NX', 'EX', p[1]) then
+  if redis.call('SET', KEYS[item[1]], '1', 'NX', 'EX', p[1]) then
     out[i] = 1
     for _, t in ipairs(item[2]) do
       local b = acc[t[1]]
@@ -84,7 +98,8 @@ for i, item in ipairs(p[2]) do
     out[i] = 0
   end
 end
-for key, fields in pairs(acc) do
+for index, fields in pairs(acc) do
+  local key = KEYS[index]
   for name, v in pairs(fields) do
     if string.sub(name, -4) == ':sum' then
       redis.call('HINCRBYFLOAT', key, name, v)
@@ -92,7 +107,7 @@ for key, fields in pairs(acc) do
       redis.call('HINCRBY', key, name, v)
     end
   end
-  redis.call('EXPIREAT', key, exp[key])
+  redis.call('EXPIREAT', key, exp[index])
 end
 return out
 """
@@ -104,11 +119,13 @@ redis.call('SADD', KEYS[1], ARGV[1])
 return 1
 """
 
-# KEYS: data hash, global index; ARGV: key, ts, json, max_items, index prefix, n slice pairs...
+# KEYS: data hash, global index, one index per slice pair of this finding;
+# ARGV: key, ts, json, max_items, index prefix. Trimming the oldest removes them from their
+# slice indexes too (keys built here: same hash tag, so the same slot on a cluster).
 _ADD_FINDING = """
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then return 0 end
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-for i = 6, #ARGV do redis.call('ZADD', ARGV[5] .. ARGV[i], ARGV[2], ARGV[1]) end
+for i = 3, #KEYS do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1]) end
 local extra = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
 if extra > 0 then
   local old = redis.call('ZRANGE', KEYS[2], 0, extra - 1)
@@ -126,15 +143,33 @@ return 1
 """
 
 
-def redis_client(settings: Settings, socket_timeout: float = 5.0) -> redis.Redis:
-    """A client for ``settings.redis.url`` with bounded timeouts."""
-    if settings.redis.url is None:
-        raise ValueError("redis.url is not set")
+def is_cluster(settings: Settings) -> bool:
+    """Whether ``settings`` ask for Redis Cluster (the flag or a ``redis+cluster://`` URL)."""
+    url = settings.redis.url.get_secret_value() if settings.redis.url else ""
+    return settings.redis.cluster or url.startswith(("redis+cluster://", "rediss+cluster://"))
+
+
+def redis_client(
+    settings: Settings, socket_timeout: float = 5.0, health_check_interval: int = 30
+) -> RedisClient:
+    """A client for ``settings.redis.url`` with bounded timeouts: ``redis.RedisCluster`` when
+    :func:`is_cluster` (the URL names any one node; the others are discovered). Without a URL:
+    ``redis://127.0.0.1:6379/0``."""
+    url = (
+        settings.redis.url.get_secret_value() if settings.redis.url else "redis://127.0.0.1:6379/0"
+    )
+    if is_cluster(settings):
+        return RedisCluster.from_url(
+            url.replace("+cluster://", "://", 1),
+            socket_timeout=socket_timeout,
+            socket_connect_timeout=socket_timeout,
+            health_check_interval=health_check_interval,
+        )
     return redis.Redis.from_url(
-        settings.redis.url.get_secret_value(),
+        url,
         socket_timeout=socket_timeout,
         socket_connect_timeout=socket_timeout,
-        health_check_interval=30,
+        health_check_interval=health_check_interval,
     )
 
 
@@ -153,7 +188,7 @@ class RedisWindowStore(BucketWindows):
     """
 
     def __init__(
-        self, client: redis.Redis, settings: Settings, clock: Callable[[], float] = time.time
+        self, client: RedisClient, settings: Settings, clock: Callable[[], float] = time.time
     ):
         self.settings = settings.windows
         self.clock = clock
@@ -161,11 +196,20 @@ class RedisWindowStore(BucketWindows):
         self.client = client
         self.prefix = settings.redis.key_prefix
         self._dedup_ttl = max(1, settings.redis.dedup_ttl_s)
+        self.cluster = isinstance(client, RedisCluster)
+        self.shards = settings.redis.cluster_shards if self.cluster else 1
         self._update = client.register_script(_UPDATE)
         self._admit = client.register_script(_ADMIT)
 
-    def _bucket(self, key: BucketKey) -> str:
-        return f"{self.prefix}:w:{key[0]}:{key[1]}"
+    def _tag(self, shard: int) -> str:
+        return f"{{{self.prefix}:s{shard}}}:" if self.cluster else ""
+
+    def shard_of(self, trace_id: str) -> int:
+        """The hash-tag shard of a trace (always 0 on a standalone Redis)."""
+        return zlib.crc32(trace_id.encode()) % self.shards if self.shards > 1 else 0
+
+    def _bucket(self, key: BucketKey, shard: int = 0) -> str:
+        return f"{self.prefix}:{self._tag(shard)}w:{key[0]}:{key[1]}"
 
     def ping(self) -> bool:
         try:
@@ -189,24 +233,49 @@ class RedisWindowStore(BucketWindows):
         if not updates:
             return []
         now = self.now()
-        items: list[list[Any]] = []
-        for kind, trace_id, ts, (groups, fields) in updates:
-            targets = [[self._bucket(k), int(exp)] for k, exp in self._targets(ts, now)]
-            items.append([f"{self.prefix}:d:{kind}:{trace_id}", targets, groups, fields])
-        payload = json.dumps([self._dedup_ttl, items], separators=(",", ":"))
-        with _unavailable("window update"):
-            results = cast(list[int], self._update(keys=[], args=[payload, SEP]))
-        return [bool(r) for r in results]
+        by_shard: dict[int, list[int]] = {}
+        for i, (_, trace_id, _, _) in enumerate(updates):
+            by_shard.setdefault(self.shard_of(trace_id), []).append(i)
+        out = [False] * len(updates)
+        for shard, positions in by_shard.items():
+            index: dict[str, int] = {}  # key -> its 1-based position in KEYS
+            items: list[list[Any]] = []
+            for pos in positions:
+                kind, trace_id, ts, (groups, fields) = updates[pos]
+                targets = [
+                    [index.setdefault(self._bucket(k, shard), len(index) + 1), int(exp)]
+                    for k, exp in self._targets(ts, now)
+                ]
+                dedup = f"{self.prefix}:{self._tag(shard)}d:{kind}:{trace_id}"
+                items.append([index.setdefault(dedup, len(index) + 1), targets, groups, fields])
+            keys = list(index)
+            payload = json.dumps([self._dedup_ttl, items], separators=(",", ":"))
+            with _unavailable("window update"):
+                results = cast(list[int], self._update(keys=keys, args=[payload, SEP]))
+            for pos, result in zip(positions, results, strict=True):
+                out[pos] = bool(result)
+        return out
 
     def _fetch(self, keys: Sequence[BucketKey]) -> dict[BucketKey, RawBucket]:
         with _unavailable("window read"):
             pipe = self.client.pipeline(transaction=False)
             for key in keys:
-                pipe.hgetall(self._bucket(key))
-            raw = pipe.execute()
-        return {
-            key: cast(dict[bytes, bytes], data) for key, data in zip(keys, raw, strict=True) if data
-        }
+                for shard in range(self.shards):
+                    pipe.hgetall(self._bucket(key, shard))
+            raw = cast(list[dict[bytes, bytes]], pipe.execute())
+        out: dict[BucketKey, RawBucket] = {}
+        for i, key in enumerate(keys):
+            parts = [data for data in raw[i * self.shards : (i + 1) * self.shards] if data]
+            if len(parts) == 1:
+                out[key] = parts[0]
+            elif parts:
+                merged: dict[str, float] = {}
+                for data in parts:
+                    for name, value in data.items():
+                        text = name.decode()
+                        merged[text] = merged.get(text, 0.0) + float(value)
+                out[key] = merged
+        return out
 
     def admit_slice_value(self, key: str, value: str, top_n: int) -> bool:
         """Cluster-wide: the first ``top_n`` distinct values of a slice key are admitted as
@@ -240,13 +309,15 @@ class RedisFindingStore:
     Usage: ``RedisFindingStore(client, settings).add(findings)``.
     """
 
-    def __init__(self, client: redis.Redis, settings: Settings):
+    def __init__(self, client: RedisClient, settings: Settings):
         self.client = client
         self.prefix = settings.redis.key_prefix
         self.max_items = max(1, settings.findings.max_items)
+        self.cluster = isinstance(client, RedisCluster)
         self._add = client.register_script(_ADD_FINDING)
-        self._data = f"{self.prefix}:f:data"
-        self._idx = f"{self.prefix}:f:idx"
+        tag = f"{{{self.prefix}:f}}:" if self.cluster else ""
+        self._data = f"{self.prefix}:{tag}f:data"
+        self._idx = f"{self.prefix}:{tag}f:idx"
 
     def ping(self) -> bool:
         try:
@@ -257,19 +328,23 @@ class RedisFindingStore:
     def add(self, findings: Sequence[Finding]) -> int:
         if not findings:
             return 0
+        calls: list[tuple[list[str], list[str | int | float]]] = []
+        for f in findings:
+            pairs = [f"{self._idx}:{k}={v}" for k, v in sorted(f.slices.items())]
+            args: list[str | int | float] = [
+                f.key,
+                repr(f.ts),
+                json.dumps(finding_to_dict(f)),
+                self.max_items,
+                f"{self._idx}:",
+            ]
+            calls.append(([self._data, self._idx, *pairs], args))
         with _unavailable("findings add"):
+            if self.cluster:  # one slot; a cluster pipeline cannot load a missing script
+                return sum(int(self._add(keys=keys, args=args)) for keys, args in calls)
             pipe = self.client.pipeline(transaction=False)
-            for f in findings:
-                pairs = [f"{k}={v}" for k, v in sorted(f.slices.items())]
-                args: list[str | int | float] = [
-                    f.key,
-                    repr(f.ts),
-                    json.dumps(finding_to_dict(f)),
-                    self.max_items,
-                    f"{self._idx}:",
-                    *pairs,
-                ]
-                self._add(keys=[self._data, self._idx], args=args, client=pipe)
+            for keys, args in calls:
+                self._add(keys=keys, args=args, client=pipe)
             return sum(int(r) for r in pipe.execute())
 
     def page(
