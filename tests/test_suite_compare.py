@@ -77,11 +77,16 @@ def test_compare_finds_the_slice_and_the_flips() -> None:
     cmp = compare_runs(base, cand, resamples=500, seed=0)
     billing = cmp.row("vital_nugget_recall", "intent=billing")
     account = cmp.row("vital_nugget_recall", "intent=account")
-    assert billing is not None and account is not None
+    assert billing is not None
+    assert account is not None
     assert billing.delta == pytest.approx(-20 / 30)
-    assert billing.regressed and billing.hi is not None and billing.hi < 0
-    assert billing.p_value is not None and billing.p_value < 1e-4
-    assert not account.regressed and account.delta == 0.0
+    assert billing.regressed
+    assert billing.hi is not None
+    assert billing.hi < 0
+    assert billing.p_value is not None
+    assert billing.p_value < 1e-4
+    assert not account.regressed
+    assert account.delta == 0.0
     assert len(cmp.flips) == 20
     assert all(f.before and not f.after for f in cmp.flips)
     assert cmp.flips[0].changes["correct"] == (1.0, 0.0)
@@ -102,7 +107,9 @@ def test_gate_passes_a_drop_the_interval_cannot_tell_from_noise() -> None:
     cand[0] = _rec("c0", "billing", correct=0.0, vital_nugget_recall=0.0, faithfulness=0.9)
     cmp = compare_runs(base, cand, resamples=500)
     row = cmp.row("vital_nugget_recall", "intent=billing")
-    assert row is not None and row.delta is not None and row.delta < 0
+    assert row is not None
+    assert row.delta is not None
+    assert row.delta < 0
     assert check_gate(cmp, [parse_rule("vital_nugget_recall@intent=*")]).exit_code == 0
 
 
@@ -120,5 +127,7 @@ def test_lower_is_better_metrics_regress_upwards() -> None:
     cand = [_rec(f"u{i}", "x", false_answer=1.0 if i < 20 else 0.0) for i in range(40)]
     cmp = compare_runs(base, cand, resamples=300)
     row = cmp.row("false_answer")
-    assert row is not None and row.delta == 0.5 and row.regressed
+    assert row is not None
+    assert row.delta == 0.5
+    assert row.regressed
     assert check_gate(cmp, [parse_rule("false_answer")]).exit_code == 1

@@ -93,13 +93,18 @@ def test_ties_keep_the_order_given() -> None:
 def test_quote_matches_across_whitespace_and_punctuation() -> None:
     p = ContextPassage(text="Refunds:  within 30 days\nof purchase!", doc_id="refund")
     assert normalise("Refunds: within 30 days of purchase") in normalise(p.text)
-    assert match_evidence(EvidenceQuote(doc_id="refund", quote="within 30 days of purchase"), p) == "quote"
+    assert (
+        match_evidence(EvidenceQuote(doc_id="refund", quote="within 30 days of purchase"), p)
+        == "quote"
+    )
     # wrong document: the same words in another doc are not the gold evidence
     assert match_evidence(EvidenceQuote(doc_id="other", quote="within 30 days"), p) is None
 
 
 def test_fuzzy_fallback_says_so() -> None:
-    p = ContextPassage(text="Refunds are possible within thirty days of the purchase date.", doc_id="d")
+    p = ContextPassage(
+        text="Refunds are possible within thirty days of the purchase date.", doc_id="d"
+    )
     q = EvidenceQuote(doc_id="d", quote="Refunds are possible within 30 days of the purchase date")
     assert match_evidence(q, p) == "fuzzy"  # 9 of 10 words
     assert match_evidence(EvidenceQuote(doc_id="d", quote="Exchanges take two weeks"), p) is None
@@ -124,7 +129,9 @@ def test_duplicate_chunks_of_one_doc_do_not_inflate_ndcg() -> None:
             ContextPassage(text="Pro plan costs $49 monthly", doc_id="price"),
         ],
     )
-    case = EvalCase(id="c", question="q", evidence=[EvidenceQuote(doc_id="price", quote="Pro plan costs $49")])
+    case = EvalCase(
+        id="c", question="q", evidence=[EvidenceQuote(doc_id="price", quote="Pro plan costs $49")]
+    )
     stage = retrieval_stage(case, trace, ks=(2,))
     assert stage.metrics["ndcg@2"] == pytest.approx(1.0)
     assert stage.metrics["precision@2"] == 0.5
@@ -160,7 +167,9 @@ def test_bad_cases_are_reported_with_line_numbers_and_the_rest_load(tmp_path: Pa
         "{not json",
         json.dumps({"id": "b"}),  # no question
         "",
-        json.dumps({"id": "c", "question": "Q", "evidence": [{"doc_id": "d", "start": 5, "end": 2}]}),
+        json.dumps(
+            {"id": "c", "question": "Q", "evidence": [{"doc_id": "d", "start": 5, "end": 2}]}
+        ),
         json.dumps({"id": "d", "question": "Q", "answerable": False, "nuggets": [{"text": "n"}]}),
         json.dumps({**good, "question": "again"}),  # repeated id
         json.dumps({"id": "e", "question": "Q", "chunk_id": "c-17"}),  # chunk ids are not evidence

@@ -9,6 +9,8 @@ Usage::
     groundwatch schema --out schemas/      # JSON Schemas of the contracts
     groundwatch baseline pin|show|clear    # pinned drift reference
     groundwatch produce-sample --n 100     # push sample traces into the Kafka topic
+    groundwatch suite run|compare|calibrate|check-evidence   # offline evaluation suite
+    groundwatch findings export            # contradicted claims as draft eval cases
 """
 
 from __future__ import annotations
@@ -75,6 +77,9 @@ def _parser() -> argparse.ArgumentParser:
     produce.add_argument("--n", type=int, default=100, help="how many traces")
     produce.add_argument("--bootstrap", default=None, help="brokers (default from settings)")
     produce.add_argument("--topic", default=None, help="topic (default from settings)")
+    from groundwatch.cli.suite import add_parsers as add_suite_parsers
+
+    add_suite_parsers(sub)
     return parser
 
 
@@ -129,6 +134,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from groundwatch.cli.commands import produce_sample
 
         return produce_sample(settings, n=args.n, bootstrap=args.bootstrap, topic=args.topic)
+    if command == "suite":
+        from groundwatch.cli.suite import run_suite_command
+
+        return run_suite_command(settings, args)
+    if command == "findings":
+        from groundwatch.cli.suite import run_findings
+
+        return run_findings(settings, args)
     return 2  # pragma: no cover - argparse enforces the choices
 
 

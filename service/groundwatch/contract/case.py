@@ -16,7 +16,15 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["CASE_VERSION", "EvalCase", "EvidenceQuote", "EvidenceSpan", "Nugget"]
+__all__ = [
+    "CASE_VERSION",
+    "CaseOrigin",
+    "ContradictedClaim",
+    "EvalCase",
+    "EvidenceQuote",
+    "EvidenceSpan",
+    "Nugget",
+]
 
 CASE_VERSION: Literal["v1"] = "v1"
 
@@ -57,6 +65,27 @@ class Nugget(BaseModel):
     vital: bool = True
 
 
+class ContradictedClaim(BaseModel):
+    """A claim production found contradicted, with the passage sentence that contradicts it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    claim: str
+    evidence: str | None = None
+    context_id: str | None = None
+
+
+class CaseOrigin(BaseModel):
+    """Where a draft case came from (``groundwatch findings export``): review before use."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    trace_id: str
+    answer: str | None = None
+    contradicted: list[ContradictedClaim] = Field(default_factory=list)
+    metric_version: str | None = None
+
+
 class EvalCase(BaseModel):
     """Eval case contract v1 (README, "Offline evaluation suite")."""
 
@@ -81,7 +110,11 @@ class EvalCase(BaseModel):
     filters: dict[str, str] = Field(
         default_factory=dict, description="Metadata filters the assistant should apply."
     )
-    needs_review: bool = False
+    needs_review: bool = Field(
+        default=False,
+        description="A draft (e.g. exported from findings): suite run skips it unless asked.",
+    )
+    origin: CaseOrigin | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> EvalCase:
