@@ -3,8 +3,8 @@ every alert covered firing and not firing, every alert documented in the runbook
 
 from __future__ import annotations
 
-import shutil
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
