@@ -5,7 +5,7 @@ error shape for every 4xx/5xx the API returns, documented in OpenAPI."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -80,11 +80,12 @@ def test_oversize_trace_is_rejected_on_every_path_with_the_same_reason(
     raw = json.dumps(t).encode()
     limits = TraceLimits()
     reasons = []
-    for decode in (
+    paths: list[Callable[[], RagTrace]] = [
         lambda: decode_trace(raw, limits),  # Kafka, contract decoder
         lambda: decode_fast(raw, limits),  # Kafka, fast path
         lambda: validate_trace(t, limits),  # batch item, OTLP-assembled trace
-    ):
+    ]
+    for decode in paths:
         with pytest.raises(TraceDecodeError) as exc:
             decode()
         reasons.append(exc.value.reason)

@@ -15,6 +15,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from groundwatch.contract.trace import TraceLimits
 
 __all__ = [
+    "ENV_PREFIX",
     "ApiSettings",
     "EmbeddingSettings",
     "FindingsSettings",
@@ -26,7 +27,24 @@ __all__ = [
     "SamplingSettings",
     "Settings",
     "WindowSettings",
+    "environment_variable",
+    "groundwatch_environment",
 ]
+
+ENV_PREFIX = "GROUNDWATCH_"
+
+
+def environment_variable(path: tuple[str | int, ...] | list[str]) -> str:
+    """The variable that sets a settings field: ``("api", "port")`` -> ``GROUNDWATCH_API__PORT``."""
+    return ENV_PREFIX + "__".join(str(p).upper() for p in path)
+
+
+def groundwatch_environment() -> dict[str, str]:
+    """The ``GROUNDWATCH_*`` variables set now, names upper-cased (``groundwatch config`` shows
+    where each effective value came from). Values of secrets are the caller's to hide."""
+    import os
+
+    return {k.upper(): v for k, v in os.environ.items() if k.upper().startswith(ENV_PREFIX)}
 
 
 class ApiSettings(BaseModel):

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import signal
+import socket
 import sys
 from typing import Any
 
 from groundwatch.settings import Settings
 
-__all__ = ["baseline", "produce_sample", "serve", "serve_app"]
+__all__ = [
+    "BindError",
+    "baseline",
+    "bind_socket",
+    "produce_sample",
+    "run_bound",
+    "serve",
+    "serve_app",
+]
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +39,46 @@ def serve_app(app: Any, host: str, port: int) -> Any:
     return uvicorn.Server(config)
 
 
+class BindError(OSError):
+    """The port cannot be bound; the message is one line for the user."""
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """Bind ``host:port`` now, before any slow start-up, so a busy port fails at once.
+
+    Pass the socket to ``server.run(sockets=[sock])``. Raises :class:`BindError`."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as exc:
+        raise BindError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        busy = exc.errno == errno.EADDRINUSE
+        hint = " (another process uses it: pick --port or GROUNDWATCH_API__PORT)" if busy else ""
+        raise BindError(f"cannot listen on {host}:{port}: {exc.strerror or exc}{hint}") from None
+    return sock
+
+
+def run_bound(server: Any, sock: socket.socket, started_line: str) -> bool:
+    """Run ``server`` on the bound ``sock``; log ``started_line`` only once it accepts
+    connections (after the lifespan start-up). Returns whether it ever started."""
+    original = server.startup
+
+    async def startup(*args: Any, **kwargs: Any) -> None:
+        await original(*args, **kwargs)
+        if server.started:
+            log.info("%s", started_line)
+
+    server.startup = startup
+    with sock:
+        server.run(sockets=[sock])
+    return bool(server.started)
+
+
 def serve(settings: Settings, host: str | None = None, port: int | None = None) -> int:
     from groundwatch.api import security
     from groundwatch.api.app import create_app
@@ -44,11 +94,17 @@ def serve(settings: Settings, host: str | None = None, port: int | None = None) 
     except security.InsecureBindError as exc:
         log.error("%s", exc)
         return 2
+    try:
+        sock = bind_socket(host, port)
+    except BindError as exc:
+        print(f"groundwatch serve: {exc}", file=sys.stderr)
+        return 2
     app = create_app(settings)
     mode = "kafka consumer + HTTP" if settings.kafka.bootstrap_servers else "HTTP sidecar"
-    log.info("groundwatch serving on http://%s:%d (%s)", host, port, mode)
-    serve_app(app, host, port).run()  # uvicorn handles SIGTERM/SIGINT: drains, then lifespan stop
-    return 0
+    # uvicorn handles SIGTERM/SIGINT: drains, then lifespan stop.
+    server = serve_app(app, host, port)
+    started = run_bound(server, sock, f"groundwatch serving on http://{host}:{port} ({mode})")
+    return 0 if started else 1
 
 
 def baseline(settings: Settings, action: str) -> int:
@@ -60,6 +116,15 @@ def baseline(settings: Settings, action: str) -> int:
     from groundwatch.state import baseline as baseline_mod
     from groundwatch.state.stores import StoreUnavailableError
 
+    if settings.state == "memory" or (settings.state == "auto" and not settings.redis.url):
+        print(
+            "groundwatch baseline: needs the shared window store that `serve` writes to: set"
+            " GROUNDWATCH_REDIS__URL (and GROUNDWATCH_STATE=redis or auto). With in-memory state"
+            " each process has its own windows, so this command would see no scored traces and"
+            " a pinned baseline would vanish when it exits.",
+            file=sys.stderr,
+        )
+        return 2
     windows, _, _ = _build_stores(settings)
     try:
         if action == "pin":

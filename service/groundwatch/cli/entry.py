@@ -5,7 +5,9 @@ Usage::
     groundwatch serve                      # HTTP API (+ Kafka consumer when configured)
     groundwatch demo                       # serve + replay bundled sample traces
     groundwatch evaluate traces.jsonl -o out.jsonl
-    groundwatch config                     # every GROUNDWATCH_ variable with its default
+    groundwatch --version
+    groundwatch config                     # effective values and where each came from
+    groundwatch config --defaults          # every GROUNDWATCH_ variable with its default
     groundwatch schema --out schemas/      # JSON Schemas of the contracts
     groundwatch baseline pin|show|clear    # pinned drift reference
     groundwatch produce-sample --n 100     # push sample traces into the Kafka topic
@@ -17,12 +19,32 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
-from groundwatch.settings import Settings
+from pydantic import ValidationError
 
-__all__ = ["main"]
+from groundwatch.settings import Settings, environment_variable
+
+__all__ = ["main", "version"]
+
+DESCRIPTION = (
+    "groundwatch: reference-free monitoring of RAG assistants (faithfulness, contradictions,"
+    " drift). Configuration comes from GROUNDWATCH_* environment variables: see"
+    " `groundwatch config`."
+)
+BUG_REPORT = "Report bugs with the output of `groundwatch --version` and `groundwatch config`."
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("groundwatch")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "unknown"
 
 
 def _configure_logging(level: str) -> None:
@@ -35,60 +57,146 @@ def _configure_logging(level: str) -> None:
     logging.getLogger("kafka").setLevel(max(logging.WARNING, logging.getLogger().level))
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="groundwatch", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+def _sub(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, summary: str, detail: str
+) -> argparse.ArgumentParser:
+    return sub.add_parser(name, help=summary, description=f"{summary}. {detail}".strip())
 
-    serve = sub.add_parser(
-        "serve", help="run the HTTP API (and the Kafka consumer when configured)"
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="groundwatch", description=DESCRIPTION, epilog=BUG_REPORT)
+    parser.add_argument(
+        "--version", action="version", version=f"groundwatch {version()}", help="print the version"
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = _sub(
+        sub,
+        "serve",
+        "run the HTTP API (and the Kafka consumer when configured)",
+        "Serves /v1/evaluate, /v1/rag-traces, /v1/traces (OTLP), /metrics and the findings page."
+        " Consumes the Kafka topic when GROUNDWATCH_KAFKA__BOOTSTRAP_SERVERS is set.",
     )
     serve.add_argument("--host", help="bind address (default: GROUNDWATCH_API__HOST, 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default: GROUNDWATCH_API__PORT, 8080)")
 
-    demo = sub.add_parser(
-        "demo", help="serve and replay bundled sample traces (stable, then shifted)"
+    demo = _sub(
+        sub,
+        "demo",
+        "serve and replay bundled sample traces (a healthy assistant, then a bad deploy)",
+        "In-memory state and the embedded judge; nothing else to run.",
     )
-    demo.add_argument("--host", default=None)
-    demo.add_argument("--port", type=int, default=None)
-    demo.add_argument("--duration", type=float, default=40.0, help="seconds the replay takes")
+    demo.add_argument("--host", default=None, help="bind address (default: 127.0.0.1)")
+    demo.add_argument("--port", type=int, default=None, help="port (default: 8080)")
+    demo.add_argument(
+        "--duration", type=float, default=40.0, help="seconds the replay takes (default: 40)"
+    )
     demo.add_argument(
         "--serve-forever", action="store_true", help="keep serving after the replay (Ctrl-C stops)"
     )
 
-    ev = sub.add_parser("evaluate", help="score a JSONL file of traces offline")
+    ev = _sub(
+        sub,
+        "evaluate",
+        "score a JSONL file of traces offline",
+        "One evaluation record per valid line, in input order; invalid lines go to an errors file.",
+    )
     ev.add_argument("input", help="JSONL file of traces, or - for stdin")
     ev.add_argument("-o", "--output", default="-", help="output JSONL of records, or - for stdout")
     ev.add_argument(
         "--errors", default=None, help="file for invalid lines (default OUTPUT.errors.jsonl)"
     )
-    ev.add_argument("--batch-size", type=int, default=16)
+    ev.add_argument(
+        "--batch-size", type=int, default=16, help="traces judged together (default: 16)"
+    )
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    sub.add_parser("config", help="print every configuration variable with its default")
+    config = _sub(
+        sub,
+        "config",
+        "print the effective configuration and where each value came from",
+        "Every GROUNDWATCH_ variable with its value now and its source (default or environment);"
+        " secrets are never printed.",
+    )
+    config.add_argument(
+        "--defaults",
+        action="store_true",
+        help="print the Markdown table of every variable, its default and meaning instead",
+    )
 
-    schema = sub.add_parser("schema", help="write the JSON Schemas of the contracts")
+    schema = _sub(
+        sub,
+        "schema",
+        "write the JSON Schemas of the contracts",
+        "rag-trace.v1 and evaluation-record.v1, generated from the models.",
+    )
     schema.add_argument("--out", default="schemas", help="directory (default: schemas)")
     schema.add_argument("--check", action="store_true", help="fail if the files are stale")
 
-    baseline = sub.add_parser("baseline", help="pin, show or clear the drift baseline")
-    baseline.add_argument("action", choices=["pin", "show", "clear"])
+    baseline = _sub(
+        sub,
+        "baseline",
+        "pin, show or clear the drift baseline",
+        "Needs the shared window store (GROUNDWATCH_STATE=redis, GROUNDWATCH_REDIS__URL): a"
+        " baseline pinned in memory would vanish when this command exits.",
+    )
+    baseline.add_argument(
+        "action",
+        choices=["pin", "show", "clear"],
+        help="pin: freeze the current reference window as the drift baseline; show: print it;"
+        " clear: go back to the rolling reference",
+    )
 
-    produce = sub.add_parser("produce-sample", help="push sample traces into the Kafka trace topic")
-    produce.add_argument("--n", type=int, default=100, help="how many traces")
+    produce = _sub(
+        sub,
+        "produce-sample",
+        "push sample traces into the Kafka trace topic",
+        "For trying the Kafka path; see the README for a local broker.",
+    )
+    produce.add_argument("--n", type=int, default=100, help="how many traces (default: 100)")
     produce.add_argument("--bootstrap", default=None, help="brokers (default from settings)")
     produce.add_argument("--topic", default=None, help="topic (default from settings)")
+
     from groundwatch.cli.suite import add_parsers as add_suite_parsers
 
     add_suite_parsers(sub)
     return parser
 
 
+def _configuration_error(exc: ValidationError) -> str:
+    lines = ["groundwatch: invalid configuration:"]
+    for err in exc.errors(include_url=False, include_input=False):
+        loc = [str(p) for p in err["loc"]]
+        lines.append(f"  {environment_variable(loc)}: {err['msg']}")
+    return "\n".join(lines)
+
+
+def _quiet_broken_pipe() -> int:
+    # The reader went away (`| head`): stop quietly, and keep the interpreter's final flush
+    # of stdout from raising again at exit.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 141  # 128 + SIGPIPE, what a shell reports for a writer killed by a closed pipe
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        return _run(args)
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command == "config" and args.defaults:
+        from groundwatch.cli.config_doc import settings_table
+
+        print(settings_table())
+        return 0
+    try:
         settings = Settings()
-    except Exception as exc:  # pydantic ValidationError: say which variable is wrong
-        print(f"groundwatch: invalid configuration: {exc}", file=sys.stderr)
+    except ValidationError as exc:
+        print(_configuration_error(exc), file=sys.stderr)
         return 2
     _configure_logging(settings.log_level)
     command: str = args.command
@@ -118,9 +226,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             progress=not args.no_progress,
         )
     if command == "config":
-        from groundwatch.cli.config_doc import settings_table
+        from groundwatch.cli.config_doc import effective_table
+        from groundwatch.settings import groundwatch_environment
 
-        print(settings_table())
+        print(effective_table(settings, groundwatch_environment()))
         return 0
     if command == "schema":
         from groundwatch.contract.schemas import write_schemas

@@ -188,4 +188,13 @@ def _progress(total: int | None, enabled: bool) -> Any:
         return _NoBar()
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="line", file=sys.stderr, desc="evaluating", dynamic_ncols=True)
+    # disable=None: no bar when stderr is not a terminal. Written to a log, tqdm's final
+    # refresh and its close each print a 100% line; the summary table follows anyway.
+    return tqdm(
+        total=total,
+        unit="line",
+        file=sys.stderr,
+        desc="evaluating",
+        dynamic_ncols=True,
+        disable=None,
+    )
