@@ -141,7 +141,19 @@ class Runtime:
         built_windows, built_findings, slices = _build_stores(settings, redactor)
         windows = windows or built_windows
         findings = findings or built_findings
-        evaluator = Evaluator(judge)
+        from groundwatch.evaluation.deadline import GuardedJudge
+
+        # Every backend, the embedded one too, runs under a deadline and a size budget.
+        evaluator = Evaluator(
+            GuardedJudge(
+                judge,
+                timeout_s=settings.judge.timeout_s,
+                max_chars=settings.judge.max_chars,
+                over_budget=settings.judge.over_budget,
+                max_abandoned=settings.judge.workers + 1,
+                registry=registry,
+            )
+        )
         sink_list = list(sinks or [])
         kafka_on = with_kafka and bool(settings.kafka.bootstrap_servers)
         if kafka_on and settings.kafka.results_topic:
@@ -251,7 +263,7 @@ class Runtime:
         receiver = self.extras.get("otlp_receiver")
         if receiver is not None:
             receiver.stop()  # hands traces still being assembled to the queue
-        self.queue.stop(drain=True)
+        self.queue.stop(drain=True, timeout=self.settings.api.drain_timeout_s)
         for sink in self.sinks:
             try:
                 sink.close()

@@ -78,6 +78,21 @@ class ApiSettings(BaseModel):
     queue_size: int = Field(
         default=1000, description="Bounded in-process queue of traces to evaluate."
     )
+    max_inflight: int = Field(
+        default=64,
+        ge=1,
+        description="Most connections and requests served at once; 503 beyond (uvicorn "
+        "limit_concurrency).",
+    )
+    keep_alive_s: float = Field(
+        default=5.0, description="Idle keep-alive connections are closed after this long."
+    )
+    drain_timeout_s: float = Field(
+        default=20.0,
+        ge=0.0,
+        description="On shutdown (SIGTERM), longest wait for queued traces; judging still in "
+        "progress is then given up.",
+    )
 
     @field_validator("tokens", mode="before")
     @classmethod
@@ -245,7 +260,22 @@ class JudgeSettings(BaseModel):
         description="Passage relevance threshold; unset = the judge's calibrated value.",
     )
     workers: int = Field(default=1, description="Evaluator worker threads.")
-    timeout_s: float = Field(default=60.0, description="Longest time one trace may take to judge.")
+    timeout_s: float = Field(
+        default=60.0,
+        description="Deadline of one judge call, every backend (embedded too); past it the "
+        "traces are unscored, reason timeout.",
+    )
+    max_chars: int = Field(
+        default=200_000,
+        ge=0,
+        description="Size budget of one trace for the judge: question + answer + passages, in "
+        "chars (0 = none).",
+    )
+    over_budget: Literal["truncate", "reject"] = Field(
+        default="truncate",
+        description="Over max_chars: cut the passages to fit, or leave the trace unscored "
+        "(reason over_budget).",
+    )
 
 
 class WindowSettings(BaseModel):

@@ -14,8 +14,10 @@ unexpected error becomes a JSON error with its kind, never a stack trace.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
@@ -164,19 +166,25 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     ) -> Response:
         """Score one trace synchronously and return its evaluation record."""
         raw = await request.body()
-        try:
-            trace = decode_trace(raw, settings.limits)
+        try:  # parsed in a worker thread: a large body never stalls the event loop
+            trace = await run_in_threadpool(decode_trace, raw, settings.limits)
         except TraceDecodeError as exc:
             return decode_error_response(exc, hint=_content_type_hint(request, exc))
         processor = rt().processor
+        cancel = threading.Event()  # set when the client goes away: judging gives up
 
         def run() -> EvaluationRecord:
             if record:
                 processor.observe([trace], source="http")
-                return processor.evaluate_and_record([trace])[0]
-            return processor.evaluate([trace])[0]
+                return processor.evaluate_and_record([trace], cancel)[0]
+            return processor.evaluate([trace], cancel)[0]
 
-        result = await run_in_threadpool(run)
+        task = asyncio.ensure_future(run_in_threadpool(run))
+        while not task.done():
+            await asyncio.wait({task}, timeout=0.25)
+            if not task.done() and await request.is_disconnected():
+                cancel.set()
+        result = await task
         return Response(result.model_dump_json(), media_type="application/json")
 
     @app.post(
@@ -194,9 +202,11 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
 
         Each item is validated on its own, with the same limits as a Kafka message; invalid
         items are listed in ``errors`` and the valid ones are accepted."""
+        if rt().queue.free() <= 0:  # before reading the body: a 503 costs no parse
+            return _queue_full()
         raw = await request.body()
-        try:
-            items = parse_json_body(raw)
+        try:  # parsed in a worker thread: a large body never stalls the event loop
+            items = await run_in_threadpool(parse_json_body, raw)
         except TraceDecodeError as exc:
             return decode_error_response(exc, hint=_content_type_hint(request, exc))
         if not isinstance(items, list):
@@ -296,14 +306,24 @@ def parse_json_body(raw: bytes) -> Any:
 IngestFn = Callable[[Runtime, list[RagTrace], str], dict[str, Any]]
 
 
+_INGEST_LOCK = threading.Lock()
+
+
 def _ingest_valid(runtime: Runtime, traces: list[RagTrace], source: str) -> dict[str, Any]:
-    """Observe valid traces and queue the sampled ones. Raises QueueFullError when full."""
-    if runtime.queue.free() < len(traces):
-        raise QueueFullError
-    sampled = runtime.processor.observe(traces, source=source)
-    if not runtime.queue.offer(sampled):
-        raise QueueFullError
-    return {"sampled": len(sampled)}
+    """Observe valid traces and queue the sampled ones that were not received before. Raises
+    QueueFullError when full. Returns ``sampled`` (queued) and ``duplicates`` (trace_ids
+    received before: counted once, not scored again)."""
+    # Check, observe and offer under one lock: only workers take from the queue, so the offer
+    # cannot fail after the check, and a trace marked as received is always queued.
+    with _INGEST_LOCK:
+        if runtime.queue.free() < len(traces):
+            raise QueueFullError
+        sampled, known = runtime.processor.observe_new(traces, source=source)
+        if not runtime.queue.offer(sampled):
+            raise QueueFullError
+    if known:
+        runtime.metrics.rejected.labels(source=source, reason="duplicate").inc(len(known))
+    return {"sampled": len(sampled), "duplicates": known}
 
 
 class QueueFullError(Exception):
@@ -314,6 +334,8 @@ def _ingest(runtime: Runtime, settings: Settings, items: list[Any], source: str)
     if len(items) > settings.api.max_batch:
         message = f"(body): more than {settings.api.max_batch} traces in one batch"
         return error_response(413, "batch_too_large", message, [_loc_msg(message)])
+    if runtime.queue.free() <= 0:  # before validating: a full queue costs no validation
+        return _queue_full()
     valid: list[RagTrace] = []
     errors: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -349,17 +371,22 @@ def _ingest(runtime: Runtime, settings: Settings, items: list[Any], source: str)
     try:
         outcome = _ingest_valid(runtime, valid, source)
     except QueueFullError:
-        return error_response(
-            503, "queue_full", "evaluation queue is full; retry later", headers={"Retry-After": "2"}
-        )
+        return _queue_full()
     return JSONResponse(
         {
             "accepted": len(valid),
             "rejected": len(errors),
             "sampled": outcome["sampled"],
+            "duplicates": outcome["duplicates"],
             "errors": errors,
         },
         status_code=202,
+    )
+
+
+def _queue_full() -> JSONResponse:
+    return error_response(
+        503, "queue_full", "evaluation queue is full; retry later", headers={"Retry-After": "2"}
     )
 
 

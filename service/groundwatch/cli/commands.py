@@ -31,11 +31,27 @@ def _warn_startup(settings: Settings) -> None:
         log.warning("%s", line)
 
 
-def serve_app(app: Any, host: str, port: int) -> Any:
-    """A uvicorn server for ``app`` (not yet started); SIGTERM/SIGINT stop it gracefully."""
+def serve_app(app: Any, host: str, port: int, settings: Settings | None = None) -> Any:
+    """A uvicorn server for ``app`` (not yet started); SIGTERM/SIGINT stop it gracefully.
+
+    Bounded: at most ``api.max_inflight`` connections and requests at once (503 beyond),
+    idle keep-alive connections closed after ``api.keep_alive_s``, a shutdown that waits at
+    most ``api.drain_timeout_s`` for open requests (then the evaluation queue drains, bounded
+    by the same setting)."""
     import uvicorn
 
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
+    api = (settings or Settings()).api
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        limit_concurrency=api.max_inflight,
+        timeout_keep_alive=max(1, int(api.keep_alive_s)),
+        timeout_graceful_shutdown=max(1, int(api.drain_timeout_s)),
+        h11_max_incomplete_event_size=64 * 1024,  # request line + headers
+    )
     return uvicorn.Server(config)
 
 
@@ -102,7 +118,7 @@ def serve(settings: Settings, host: str | None = None, port: int | None = None) 
     app = create_app(settings)
     mode = "kafka consumer + HTTP" if settings.kafka.bootstrap_servers else "HTTP sidecar"
     # uvicorn handles SIGTERM/SIGINT: drains, then lifespan stop.
-    server = serve_app(app, host, port)
+    server = serve_app(app, host, port, settings)
     started = run_bound(server, sock, f"groundwatch serving on http://{host}:{port} ({mode})")
     return 0 if started else 1
 

@@ -47,6 +47,7 @@ def run_demo(
     duration: float = 40.0,
     serve_forever: bool = False,
 ) -> int:
+    from groundwatch.api import security
     from groundwatch.api.app import QueueFullError, _ingest_valid, create_app
     from groundwatch.cli.commands import serve_app
     from groundwatch.runtime import Runtime
@@ -54,10 +55,18 @@ def run_demo(
     settings = _demo_settings(settings, duration)
     host = host or settings.api.host
     port = port or settings.api.port
+    # The same bind check as `serve`: no open endpoints (findings included) on a network address.
+    api = settings.api.model_copy(update={"host": host, "port": port})
+    settings = settings.model_copy(update={"api": api})
+    try:
+        security.check_bind(settings)
+    except security.InsecureBindError as exc:
+        print(f"groundwatch demo: {exc}", file=sys.stderr)
+        return 2
     print("groundwatch demo: loading the embedded judge ...", file=sys.stderr)
     runtime = Runtime.build(settings, with_kafka=False)
     app = create_app(settings, runtime=runtime)
-    server = serve_app(app, host, port)
+    server = serve_app(app, host, port, settings)
     thread = threading.Thread(target=server.run, name="gw-http", daemon=True)
     thread.start()
     while not server.started and thread.is_alive():

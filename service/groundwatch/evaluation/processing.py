@@ -17,12 +17,14 @@ retries and must not acknowledge its input.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from groundwatch.contract.record import EvaluationRecord
 from groundwatch.contract.trace import RagTrace
+from groundwatch.evaluation.deadline import GuardedJudge
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.ingest.sampling import Sampler
 from groundwatch.observability.metrics import PipelineMetrics
@@ -105,6 +107,20 @@ class TraceProcessor:
 
     def observe(self, traces: Sequence[RagTrace], source: str) -> list[RagTrace]:
         """Count every trace (idempotently) and return the ones chosen for scoring."""
+        return self._observe(traces, source, skip_known=False)[0]
+
+    def observe_new(
+        self, traces: Sequence[RagTrace], source: str
+    ) -> tuple[list[RagTrace], list[str]]:
+        """Like :meth:`observe`, but a trace_id received before is not returned for scoring
+        again: (sampled new traces, trace_ids already known). For sources that do not
+        re-deliver (HTTP, OTLP); a Kafka re-delivery must be scored again, so it uses
+        :meth:`observe`."""
+        return self._observe(traces, source, skip_known=True)
+
+    def _observe(
+        self, traces: Sequence[RagTrace], source: str, *, skip_known: bool
+    ) -> tuple[list[RagTrace], list[str]]:
         now = time.time()
         observations: list[IngestObservation] = []
         sampled: list[RagTrace] = []
@@ -125,6 +141,10 @@ class TraceProcessor:
             if is_sampled:
                 sampled.append(trace)
         fresh = self._guard("windows", lambda: self.windows.observe_ingest(observations))
+        known = [t.trace_id for t, new in zip(traces, fresh, strict=True) if not new]
+        if skip_known and known:
+            old = set(known)
+            sampled = [t for t in sampled if t.trace_id not in old]
         for obs, new in zip(observations, fresh, strict=True):
             if not new:
                 continue
@@ -136,10 +156,18 @@ class TraceProcessor:
                 )
             if obs.sampled:
                 self.metrics.sampled.labels(source=source).inc()
-        return sampled
+        return sampled, known
 
-    def evaluate(self, traces: Sequence[RagTrace]) -> list[EvaluationRecord]:
-        return self.evaluator.evaluate_batch(traces)
+    def evaluate(
+        self, traces: Sequence[RagTrace], cancel: threading.Event | None = None
+    ) -> list[EvaluationRecord]:
+        """Score traces. With ``cancel``, judging gives up (records unscored, reason
+        ``timeout``) as soon as the event is set: the HTTP client left, or shutdown."""
+        judge = self.evaluator.judge
+        if cancel is None or not isinstance(judge, GuardedJudge):
+            return self.evaluator.evaluate_batch(traces)
+        with judge.cancel_on(cancel):
+            return self.evaluator.evaluate_batch(traces)
 
     def record(self, traces: Sequence[RagTrace], records: Sequence[EvaluationRecord]) -> None:
         """Write windows, findings and result records; durable and idempotent when it returns."""
@@ -182,8 +210,10 @@ class TraceProcessor:
             return record
         return self.redactor.redact_record(record)
 
-    def evaluate_and_record(self, traces: Sequence[RagTrace]) -> list[EvaluationRecord]:
-        records = self.evaluate(traces)
+    def evaluate_and_record(
+        self, traces: Sequence[RagTrace], cancel: threading.Event | None = None
+    ) -> list[EvaluationRecord]:
+        records = self.evaluate(traces, cancel)
         self.record(traces, records)
         return records
 

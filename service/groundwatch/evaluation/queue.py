@@ -50,6 +50,7 @@ class EvaluationQueue:
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
         self._lock = threading.Lock()
+        self._cancel = threading.Event()  # set when a drain runs out of time
         self._pending = 0  # offered and not yet finished
         self.healthy = True
         self.processed = 0
@@ -94,12 +95,20 @@ class EvaluationQueue:
     def stop(self, drain: bool = True, timeout: float = 30.0) -> None:
         if drain:
             self.join(timeout)
+        """Stop the workers; with ``drain``, first wait up to ``timeout`` for what is queued.
+        Judging still running then is given up at once (unscored, reason ``timeout``), so a
+        stop takes about ``timeout`` at most, whatever the judge is doing."""
         self._stop.set()
         for thread in self._threads:
             thread.join(timeout=5.0)
+        self._cancel.set()
+        left = self.depth()
+        if left:
+            log.warning("stopping with %d queued traces not evaluated", left)
         self._threads.clear()
 
     def _take_batch(self) -> list[RagTrace]:
+        self._cancel.clear()
         try:
             first = self._queue.get(timeout=0.1)
         except queue.Empty:
@@ -125,7 +134,15 @@ class EvaluationQueue:
                 self.processor.metrics.queue_depth.labels(queue="evaluation").set(self.depth())
 
     def _process(self, batch: list[RagTrace]) -> None:
-        records = self.processor.evaluate(batch)
+        try:
+            records = self.processor.evaluate(batch, cancel=self._cancel)
+        except JUDGE_BUGS:
+            # A judge bug: the service stays up for the traces it already holds, but reports
+            # itself not ready for good, so it is restarted (and the bug is in the log).
+            log.exception("judge bug on a batch of %d traces; dropped", len(batch))
+            self.broken = True
+            self.healthy = False
+            return
         backoff = 0.1
         while True:
             try:
