@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
@@ -23,29 +26,31 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = pytest.mark.browser
 
 
+def _finding(i: int, now: float) -> Finding:
+    return Finding(
+        trace_id=f"trace-{i}",
+        ts=now - i,
+        claim_index=0,
+        claim=f"The contract renews in {2020 + i}. <script>alert(1)</script>",
+        evidence="The contract renews on 1 May 2019.",
+        context_index=0,
+        context_id="doc-7",
+        score=0.93,
+        reason="number",
+        metric_version="fake/v1",
+        slices={"tenant": "acme" if i % 2 else "beta"},
+    )
+
+
 @pytest.fixture
 def page_url() -> Iterator[str]:
     settings = Settings(windows=WindowSettings(slice_keys=["tenant"], min_samples=5))
     findings = MemoryFindingStore(settings)
     windows = MemoryWindowStore(settings)
     now = windows.now()
-    findings.add(
-        [
-            Finding(
-                trace_id=f"trace-{i}",
-                ts=now - i,
-                claim_index=0,
-                claim=f"The contract renews in {2020 + i}. <script>alert(1)</script>",
-                evidence="The contract renews on 1 May 2019.",
-                context_index=0,
-                context_id="doc-7",
-                score=0.93,
-                reason="number",
-                metric_version="fake/v1",
-                slices={"tenant": "acme" if i % 2 else "beta"},
-            )
-            for i in range(60)
-        ]
+    findings.add([_finding(i, now) for i in range(60)])
+    windows.observe_evaluations(
+        [(record(f"s{i}", supported=1), {"tenant": "tiny"}, now - 1) for i in range(2)]
     )
     windows.observe_ingest([obs(f"t{i}", now - 1, {"tenant": "acme"}) for i in range(10)])
     windows.observe_evaluations(
@@ -68,44 +73,104 @@ def page_url() -> Iterator[str]:
         thread.join(10)
 
 
-def test_page_renders_findings_and_window_means(page_url: str, tmp_path: Path) -> None:
+def _launch(pw: Any) -> Any:
+    return pw.chromium.launch(
+        executable_path=CHROMIUM,
+        args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    )
+
+
+def test_a_plain_get_shows_the_findings_first(page_url: str) -> None:
+    with urllib.request.urlopen(page_url, timeout=30) as resp:
+        html = resp.read().decode()
+    assert html.index("id='findings'") < html.index("id='trend'") < html.index("id='windows'")
+    assert html.count("<tr class='finding'>") == 60
+    assert "loading" not in html
+    # newest first, escaped, the disagreeing value marked, reason and judge shown
+    assert html.index("trace-0#0") < html.index("trace-1#0")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<script>alert(1)" not in html
+    assert "<mark>2019</mark>" in html
+    assert "<td class='reason'>number</td>" in html
+    assert "fake/v1" in html
+    # windows collapsed: the slice under min_samples is counted, not shown
+    assert "tenant=tiny" not in html
+    assert "window slices with fewer than 5 scored traces are not shown" in html
+    assert "<polyline class='faith'" in html
+
+
+def test_page_filters_and_screenshots_in_chromium(page_url: str, tmp_path: Path) -> None:
     if not Path(CHROMIUM).exists():
         pytest.skip("chromium not installed")
     from playwright.sync_api import expect, sync_playwright
 
+    shots = Path(os.environ.get("GW_SCREENSHOT_DIR", str(tmp_path)))
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+        browser = _launch(pw)
         try:
-            page = browser.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.on("dialog", lambda d: errors.append("dialog: " + d.message))
-            page.goto(page_url)
-            page.wait_for_selector("#findings tbody tr.finding")
-            assert page.locator("#findings tbody tr.finding").count() == 50
-            assert page.locator("#total").inner_text() == "(60)"
-            first = page.locator("#findings tbody tr.finding").first.inner_text()
-            assert "trace-0#0" in first
-            assert "<script>alert(1)</script>" in first  # shown as text, never executed
-            assert "1 May 2019" in first
-            assert "fake/v1" in first
-            page.click("#more")
-            # (waits use locators: the page's CSP forbids the eval behind wait_for_function)
-            expect(page.locator("#findings tbody tr.finding")).to_have_count(60)
-            assert page.locator("#more").is_hidden()
-            cell = page.locator(
-                '#windows tr[data-window="5m"][data-slice="all=all"] td[data-metric="faithfulness"]'
-            )
-            assert cell.inner_text() == "0.750"
-            # filter by slice
-            page.fill("#slice", "tenant:beta")
-            page.click("#apply")
-            expect(page.locator("#total")).to_have_text("(30)")
-            assert "tenant=beta" in page.locator("#findings tbody tr.finding").first.inner_text()
-            page.screenshot(path=str(tmp_path / "page.png"))
-            assert errors == []
+            for name, size in (("desktop", (1280, 800)), ("phone", (390, 844))):
+                page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+                errors: list[str] = []
+                page.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
+                page.on("dialog", lambda d, e=errors: e.append("dialog: " + d.message))
+                page.goto(page_url)
+                expect(page.locator("#findings tbody tr.finding")).to_have_count(60)
+                assert page.locator("#total").inner_text() == "(60)"
+                first = page.locator("#findings tbody tr.finding").first.inner_text()
+                assert "trace-0#0" in first
+                assert "<script>alert(1)</script>" in first  # shown as text, never executed
+                page.screenshot(path=str(shots / f"page-{name}.png"))
+                page.fill("input[name=slice]", "tenant:beta")
+                page.click("#filters button[type=submit]")
+                expect(page.locator("#total")).to_have_text("(30)")
+                assert "tenant=beta" in page.locator("#findings tr.finding").first.inner_text()
+                assert page.locator("#trend polyline").count() == 2
+                assert errors == []
+                page.close()
         finally:
             browser.close()
+
+
+def test_with_a_token_the_page_asks_for_it_and_the_script_fetches_findings(
+    tmp_path: Path,
+) -> None:
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium not installed")
+    from playwright.sync_api import expect, sync_playwright
+
+    from groundwatch.api.app import create_app
+    from groundwatch.runtime import Runtime
+    from tests.fakes import FakeJudge
+
+    token = "page-token-0123456789abcdef"
+    settings = Settings.model_validate(
+        {"state": "memory", "redaction": {"mode": "off"}, "api": {"tokens": [token]}}
+    )
+    runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
+    runtime.findings.add([_finding(0, runtime.windows.now())])
+    port = free_port()
+    app = create_app(settings, runtime=runtime)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        wait_port(port)
+        url = f"http://127.0.0.1:{port}/"
+        with urllib.request.urlopen(url, timeout=30) as resp:
+            html = resp.read().decode()
+        assert "needs a read token" in html
+        assert "trace-0" not in html
+        with sync_playwright() as pw:
+            browser = _launch(pw)
+            try:
+                page = browser.new_page()
+                page.goto(url)
+                page.fill("#token", token)
+                page.click("#apply")
+                expect(page.locator("#findings tbody tr.finding")).to_have_count(1)
+                expect(page.locator("#status")).to_contain_text("updated")
+            finally:
+                browser.close()
+    finally:
+        server.should_exit = True
+        thread.join(10)

@@ -284,6 +284,11 @@ class WindowSettings(BaseModel):
         description="Attribute keys that become slice labels.",
     )
     top_n: int = Field(default=10, description="Values kept per slice key; the rest are 'other'.")
+    slice_allow: dict[str, str] = Field(
+        default_factory=dict,
+        description='Allow-list per slice key, JSON {"key": "regex"}: values that do not fully '
+        "match become 'other'.",
+    )
     bucket_s: int = Field(default=60, description="Width of one time bucket.")
     retention_s: int = Field(default=8 * 86400, description="How long buckets are kept.")
     min_samples: int = Field(
@@ -295,11 +300,6 @@ class WindowSettings(BaseModel):
     current_window_s: int = Field(default=3600, description="Current window for drift.")
     reference_window_s: int = Field(
         default=7 * 86400, description="Rolling reference window for drift."
-    slice_allow: dict[str, str] = Field(
-        default_factory=dict,
-        description='Allow-list per slice key, JSON {"key": "regex"}: values that do not fully '
-        "match become 'other'.",
-    )
     )
     rollup_s: int = Field(
         default=3600,

@@ -226,7 +226,9 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         findings_router(runtime_.findings, runtime_.windows, settings, include_page=False),
         dependencies=read_auth,
     )
-    app.include_router(page_router())
+    app.include_router(
+        page_router(runtime_.findings, runtime_.windows, settings, authorize=guard.require_read)
+    )
     try:
         from groundwatch.api.otlp import otlp_router
     except ImportError:

@@ -10,12 +10,17 @@ Routes: ``GET /v1/findings`` (newest first, ``limit`` + ``cursor``; filter by sl
 ``GET /v1/windows`` (window means, rates and drift as JSON), ``GET /`` (the page) and its
 assets under ``/static/``. The page sends the bearer token typed into it with every request,
 so the JSON routes can sit behind authentication while the page and its assets are public
-(mount :func:`page_router` without auth and pass ``include_page=False``).
+(mount :func:`page_router` without auth and pass ``include_page=False``). ``GET /`` renders the
+findings server-side (:mod:`groundwatch.api.page_render`) when no token is needed or a valid
+bearer header comes with the request; ``GET /page/main`` is the same fragment for the script.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
+from html import escape
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,6 +28,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, Field
 
+from groundwatch.api.page_render import PageFilters, render_main
 from groundwatch.observability.windows_collector import build_report, report_to_json
 from groundwatch.settings import Settings
 from groundwatch.state.bucket_reader import WindowReader, as_reader
@@ -40,7 +46,7 @@ _ASSETS = {
 _SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-        "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        "img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
@@ -98,13 +104,65 @@ def _static(name: str) -> str:
     return (_STATIC_DIR / name).read_text("utf-8")
 
 
-def page_router() -> APIRouter:
-    """Only the page and its assets (no data); safe to mount without authentication."""
+PageAuth = Callable[[Request], None]
+
+
+def page_router(
+    store: FindingStore | None = None,
+    windows: WindowStore | WindowReader | None = None,
+    settings: Settings | None = None,
+    *,
+    authorize: PageAuth | None = None,
+) -> APIRouter:
+    """The page and its assets. With a store, ``GET /`` renders the findings server-side when
+    ``authorize(request)`` passes (no token configured, or a valid bearer header); otherwise it
+    serves the shell, whose script asks for the token and fetches ``/page/main`` with it."""
     router = APIRouter()
 
+    def main_html(request: Request) -> str | None:
+        if store is None or windows is None or settings is None:
+            return None
+        if authorize is not None:
+            try:
+                authorize(request)
+            except HTTPException:
+                return None
+        filters = _page_filters(request, settings)
+        since = time.time() - filters.since_min * 60 if filters.since_min else None
+        try:
+            page = store.page(limit=100, cursor=None, slice_filter=filters.slices or None)
+            report = report_to_json(build_report(as_reader(windows), settings))
+        except StoreUnavailableError as exc:
+            return (
+                f"<main id='main'><p class='error'>store unavailable: {escape(str(exc))}</p></main>"
+            )
+        items = [_out(f) for f in page.items if since is None or f.ts >= since]
+        total = page.total if since is None else len(items)
+        return render_main(
+            items,
+            total,
+            report,
+            filters,
+            min_wasserstein=settings.windows.drift_min_wasserstein,
+        )
+
     @router.get("/", include_in_schema=False)
-    def page() -> HTMLResponse:
-        return HTMLResponse(_static("page.html"), headers=_SECURITY_HEADERS)
+    def page(request: Request) -> HTMLResponse:
+        main = main_html(request)
+        if main is None:
+            main = (
+                "<main id='main'><p id='need-token'>This page needs a read token: paste it "
+                "above (kept in this tab only).</p></main>"
+            )
+        html = _static("page.html").replace("<!--MAIN-->", main)
+        return HTMLResponse(html, headers=_SECURITY_HEADERS)
+
+    @router.get("/page/main", include_in_schema=False)
+    def page_main(request: Request) -> HTMLResponse:
+        main = main_html(request)
+        if main is None:
+            raise HTTPException(401, "missing or invalid bearer token")
+        return HTMLResponse(main, headers=_SECURITY_HEADERS)
 
     @router.get("/static/{name}", include_in_schema=False)
     def asset(name: str) -> Response:
@@ -113,6 +171,21 @@ def page_router() -> APIRouter:
         return Response(_static(name), media_type=_ASSETS[name], headers=_SECURITY_HEADERS)
 
     return router
+
+
+def _page_filters(request: Request, settings: Settings) -> PageFilters:
+    slices: dict[str, str] = {}
+    for raw in request.query_params.getlist("slice"):
+        for spec in raw.split():
+            key, sep, value = spec.partition(":")
+            if sep and key and value:
+                slices[key[:64]] = SliceMapper.clean(value)
+    for key in settings.windows.slice_keys:
+        given = request.query_params.get(key)
+        if given:
+            slices[key] = SliceMapper.clean(given)
+    since = request.query_params.get("since_min", "")
+    return PageFilters(slices=slices, since_min=int(since) if since.isdigit() else None)
 
 
 def findings_router(
@@ -167,5 +240,5 @@ def findings_router(
             raise _unavailable(exc) from None
 
     if include_page:
-        router.include_router(page_router())
+        router.include_router(page_router(store, windows, settings))
     return router

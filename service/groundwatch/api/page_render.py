@@ -1,0 +1,248 @@
+"""Server-side rendering of the findings page: a plain GET shows the findings, no script needed.
+
+Usage::
+
+    html = render_main(findings_page, report_json, filters, min_wasserstein=0.03)
+
+Findings come first (newest first) with claim, evidence (the number or word that disagrees
+with the claim highlighted), reason, verdict score, slice and judge version; then a small
+inline-SVG trend of the contradiction rate and faithfulness per window (no CDN); then the
+window table, collapsed to slices with enough samples; then drift rows with their PSI,
+Wasserstein distance and the reporting threshold. Every value goes through ``html.escape``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from html import escape
+from typing import Any
+from urllib.parse import urlencode
+
+__all__ = ["PageFilters", "highlight_disagreement", "render_main", "trend_svg"]
+
+_TOKEN = re.compile(r"\$?\d+(?:[.,]\d+)*%?|\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class PageFilters:
+    """Filters of the page's GET form: ``slice`` (key:value, repeatable) and ``since_min``."""
+
+    slices: dict[str, str] = field(default_factory=dict)
+    since_min: int | None = None
+
+    def query(self) -> str:
+        items = [("slice", f"{k}:{v}") for k, v in self.slices.items()]
+        if self.since_min:
+            items.append(("since_min", str(self.since_min)))
+        return urlencode(items)
+
+
+def highlight_disagreement(claim: str, evidence: str | None) -> str:
+    """``evidence`` as HTML, with the numbers and words absent from ``claim`` in ``<mark>``.
+
+    Numbers first: when the evidence has a number the claim lacks, only numbers are marked
+    (the usual contradiction is a changed figure); otherwise content words are."""
+    if not evidence:
+        return "—"
+    claim_tokens = {t.lower().strip(".,") for t in _TOKEN.findall(claim)}
+    tokens = list(_TOKEN.finditer(evidence))
+    numbers = [m for m in tokens if m.group()[0].isdigit() or m.group()[0] == "$"]
+    candidates = [m for m in numbers if m.group().lower().strip(".,") not in claim_tokens]
+    if not candidates:
+        candidates = [
+            m
+            for m in tokens
+            if len(m.group()) > 3 and m.group().lower().strip(".,") not in claim_tokens
+        ]
+    out, last = [], 0
+    for m in candidates:
+        out.append(escape(evidence[last : m.start()]))
+        out.append(f"<mark>{escape(m.group())}</mark>")
+        last = m.end()
+    out.append(escape(evidence[last:]))
+    return "".join(out)
+
+
+def _fmt(value: Any, digits: int = 3) -> str:
+    return "—" if value is None else f"{float(value):.{digits}f}"
+
+
+def _findings(items: list[Any], total: int) -> str:
+    rows = []
+    for f in items:
+        slices = " ".join(f"{k}={v}" for k, v in sorted(f.slices.items())) or "—"
+        rows.append(
+            "<tr class='finding'>"
+            f"<td><time datetime='{escape(f.time)}'>{escape(f.time[:19].replace('T', ' '))}</time>"
+            f"<br><code>{escape(f.trace_id)}#{f.claim_index}</code></td>"
+            f"<td class='claim'>{escape(f.claim)}</td>"
+            f"<td class='evidence'>{highlight_disagreement(f.claim, f.evidence)}</td>"
+            f"<td class='reason'>{escape(f.reason or '—')}</td>"
+            f"<td class='num'>{_fmt(f.score, 2)}</td>"
+            f"<td>{escape(slices)}</td>"
+            f"<td><code>{escape(f.judge_version)}</code></td>"
+            "</tr>"
+        )
+    if not rows:
+        rows.append("<tr><td colspan='7'>No contradicted claims match these filters.</td></tr>")
+    return (
+        f"<section id='findings-section'><h2>Findings <span id='total'>({total})</span></h2>"
+        "<table id='findings'><thead><tr><th>time / trace</th><th>claim</th>"
+        "<th>evidence (disagreeing value marked)</th><th>reason</th><th>score</th>"
+        "<th>slice</th><th>judge</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
+        "</section>"
+    )
+
+
+def trend_svg(points: list[tuple[str, float | None, float | None]]) -> str:
+    """A 320x120 inline SVG: faithfulness (solid) and contradicted claim share (dashed) per
+    window, on a 0..1 axis. ``points`` are (window, faithfulness, contradiction rate)."""
+    if not points:
+        return ""
+    width, height, pad = 320, 120, 24
+    step = (width - 2 * pad) / max(1, len(points) - 1)
+
+    def xy(i: int, v: float) -> str:
+        return f"{pad + i * step:.1f},{height - pad - v * (height - 2 * pad):.1f}"
+
+    parts = [
+        f"<svg id='trend' role='img' viewBox='0 0 {width} {height}' width='{width}' "
+        f"height='{height}' aria-label='faithfulness and contradiction rate per window'>",
+        f"<line x1='{pad}' y1='{height - pad}' x2='{width - pad}' y2='{height - pad}' "
+        "class='axis'/>",
+        f"<text x='2' y='{pad + 4}' class='tick'>1</text>",
+        f"<text x='2' y='{height - pad + 4}' class='tick'>0</text>",
+    ]
+    for series, cls in (("faithfulness", "faith"), ("contradiction rate", "contra")):
+        values = [p[1] if cls == "faith" else p[2] for p in points]
+        coords = [xy(i, v) for i, v in enumerate(values) if v is not None]
+        if coords:
+            parts.append(
+                f"<polyline class='{cls}' points='{' '.join(coords)}'><title>{series}</title>"
+                "</polyline>"
+            )
+            for c in coords:
+                x, y = c.split(",")
+                parts.append(f"<circle class='{cls}' cx='{x}' cy='{y}' r='3'/>")
+    for i, p in enumerate(points):
+        parts.append(
+            f"<text x='{pad + i * step:.1f}' y='{height - 6}' class='tick' "
+            f"text-anchor='middle'>{escape(p[0])}</text>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _windows(report: dict[str, Any]) -> tuple[str, list[tuple[str, float | None, float | None]]]:
+    min_samples = report.get("min_samples", 0)
+    rows, trend, hidden = [], [], 0
+    for name, window_rows in report.get("windows", {}).items():
+        for r in window_rows:
+            scored = r.get("traces", {}).get("scored", 0) or 0
+            means, rates = r.get("means", {}), r.get("rates", {})
+            if r.get("slice_key") == "all":
+                trend.append((name, means.get("faithfulness"), rates.get("contradicted_share")))
+            if scored < min_samples:
+                hidden += 1
+                continue
+            label = "all" if r["slice_key"] == "all" else f"{r['slice_key']}={r['slice_value']}"
+            faith = means.get("faithfulness")
+            low = " low" if faith is not None and faith < 0.7 else ""
+            rows.append(
+                f"<tr><td>{escape(name)}</td><td>{escape(label)}</td>"
+                f"<td class='num'>{scored:.0f}</td>"
+                f"<td class='num{low}'>{_fmt(faith)}</td>"
+                f"<td class='num'>{_fmt(rates.get('contradicted_share'))}</td>"
+                f"<td class='num'>{_fmt(means.get('context_precision'))}</td>"
+                f"<td class='num'>{_fmt(rates.get('refusal'))}</td></tr>"
+            )
+    note = (
+        f"<p class='note'>{hidden} window slices with fewer than {min_samples} scored traces "
+        "are not shown.</p>"
+        if hidden
+        else ""
+    )
+    if not rows:
+        rows.append(f"<tr><td colspan='7'>No slice has {min_samples} scored traces yet.</td></tr>")
+    table = (
+        "<table id='windows'><thead><tr><th>window</th><th>slice</th><th>scored</th>"
+        "<th>faithfulness</th><th>contradicted share</th><th>context precision</th>"
+        "<th>refusal</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>" + note
+    )
+    return table, trend
+
+
+def _drift(report: dict[str, Any], min_wasserstein: float) -> str:
+    rows = []
+    for d in report.get("drift", []):
+        label = "all" if d["slice_key"] == "all" else f"{d['slice_key']}={d['slice_value']}"
+        tests = d.get("metrics", {})
+        for metric, value in sorted(d.get("psi", {}).items()):
+            wd = d.get("wasserstein", {}).get(metric)
+            decision = tests.get(metric, {}).get("decision", "—")
+            flag = " low" if decision == "drift" else ""
+            rows.append(
+                f"<tr><td>{escape(label)}</td><td>{escape(metric)}</td>"
+                f"<td class='num'>{_fmt(value)}</td><td class='num{flag}'>{_fmt(wd)}</td>"
+                f"<td class='num'>{min_wasserstein:.3f}</td><td>{escape(str(decision))}</td></tr>"
+            )
+    if not rows:
+        rows.append(
+            "<tr><td colspan='6'>No drift values yet: the current window or the reference has "
+            f"fewer than {report.get('min_samples', 0)} samples.</td></tr>"
+        )
+    return (
+        "<table id='drift'><thead><tr><th>slice</th><th>metric</th><th>PSI</th>"
+        "<th>Wasserstein</th><th>threshold</th><th>decision</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
+    )
+
+
+def _filters_form(filters: PageFilters) -> str:
+    slice_value = " ".join(f"{k}:{v}" for k, v in filters.slices.items())
+    options = "".join(
+        f"<option value='{m}'{' selected' if filters.since_min == m else ''}>{label}</option>"
+        for m, label in (
+            (0, "any time"),
+            (15, "last 15 min"),
+            (60, "last hour"),
+            (1440, "last day"),
+        )
+    )
+    return (
+        "<form id='filters' method='get' action=''>"
+        f"<label>Slice <input name='slice' value='{escape(slice_value)}' "
+        "placeholder='tenant:acme'></label>"
+        f"<label>Time <select name='since_min'>{options}</select></label>"
+        "<label>Verdict <select name='verdict' disabled><option>contradicted</option></select>"
+        "</label><button type='submit'>Filter</button></form>"
+    )
+
+
+def render_main(
+    items: list[Any],
+    total: int,
+    report: dict[str, Any],
+    filters: PageFilters,
+    *,
+    min_wasserstein: float,
+) -> str:
+    """The page's ``<main>``: filters, findings, trend, windows, drift."""
+    windows_table, trend = _windows(report)
+    now = datetime.fromtimestamp(report.get("now", 0) or 0, UTC).isoformat(timespec="seconds")
+    return (
+        "<main id='main'>"
+        + _filters_form(filters)
+        + _findings(items, total)
+        + "<section><h2>Trend</h2><p class='legend'><span class='faith'>■</span> faithfulness "
+        "<span class='contra'>■</span> contradicted claim share, per window (all traces)</p>"
+        + trend_svg(trend)
+        + "</section><section><h2>Windows</h2>"
+        + windows_table
+        + "<h3>Drift (current window vs reference)</h3>"
+        + _drift(report, min_wasserstein)
+        + f"<p class='note'>Rendered {escape(now)}.</p></section></main>"
+    )
