@@ -49,8 +49,8 @@ class EvaluationQueue:
         self._max_backoff_s = max_backoff_s
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
-        self._lock = threading.Lock()
         self._cancel = threading.Event()  # set when a drain runs out of time
+        self._lock = threading.Lock()
         self._pending = 0  # offered and not yet finished
         self.healthy = True
         self.processed = 0
@@ -93,22 +93,22 @@ class EvaluationQueue:
         return self.idle()
 
     def stop(self, drain: bool = True, timeout: float = 30.0) -> None:
-        if drain:
-            self.join(timeout)
         """Stop the workers; with ``drain``, first wait up to ``timeout`` for what is queued.
         Judging still running then is given up at once (unscored, reason ``timeout``), so a
         stop takes about ``timeout`` at most, whatever the judge is doing."""
+        if drain:
+            self.join(timeout)
         self._stop.set()
-        for thread in self._threads:
-            thread.join(timeout=5.0)
         self._cancel.set()
         left = self.depth()
         if left:
             log.warning("stopping with %d queued traces not evaluated", left)
+        for thread in self._threads:
+            thread.join(timeout=5.0)
         self._threads.clear()
+        self._cancel.clear()
 
     def _take_batch(self) -> list[RagTrace]:
-        self._cancel.clear()
         try:
             first = self._queue.get(timeout=0.1)
         except queue.Empty:
@@ -134,15 +134,7 @@ class EvaluationQueue:
                 self.processor.metrics.queue_depth.labels(queue="evaluation").set(self.depth())
 
     def _process(self, batch: list[RagTrace]) -> None:
-        try:
-            records = self.processor.evaluate(batch, cancel=self._cancel)
-        except JUDGE_BUGS:
-            # A judge bug: the service stays up for the traces it already holds, but reports
-            # itself not ready for good, so it is restarted (and the bug is in the log).
-            log.exception("judge bug on a batch of %d traces; dropped", len(batch))
-            self.broken = True
-            self.healthy = False
-            return
+        records = self.processor.evaluate(batch, cancel=self._cancel)
         backoff = 0.1
         while True:
             try:
