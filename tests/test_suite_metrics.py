@@ -152,7 +152,9 @@ def test_diagnosis_table() -> None:
     assert diagnose(True, False, True, False) == "generation_problem"
     assert diagnose(True, False, False, False) == "retrieval_problem"
     assert diagnose(True, False, False, True) == "lucky"
-    assert diagnose(True, True, True, None) == "abstained"
+    assert diagnose(True, True, True, None) == "generation_problem"  # refused despite context
+    assert diagnose(True, True, False, None) == "retrieval_problem"
+    assert diagnose(True, True, None, None) == "abstained"
     assert diagnose(False, True, None, True) == "correct_refusal"
     assert diagnose(False, False, None, False) == "false_answer"
 

@@ -117,7 +117,12 @@ def diagnose(
     if not answerable:
         return "correct_refusal" if refused else "false_answer"
     if refused:
-        return "abstained"
+        # A refusal is a wrong answer: it lands in the 2×2 by whether the gold context was
+        # there (refusing despite it is generation's fault; with nothing retrieved, retrieval's).
+        # ``false_refusal`` counts refusals on their own.
+        if context_hit is None:
+            return "abstained"
+        return "generation_problem" if context_hit else "retrieval_problem"
     if correct is None or context_hit is None:
         return "unknown"
     if context_hit:

@@ -28,7 +28,7 @@ Diagnosis = Literal[
     "generation_problem",  # gold context retrieved, answer wrong
     "retrieval_problem",  # gold context missing, answer wrong
     "lucky",  # gold context missing, answer correct (general knowledge, or a lucky guess)
-    "abstained",  # answerable, but the assistant declined
+    "abstained",  # answerable, declined, and no gold evidence labelled to place it in the 2×2
     "correct_refusal",  # unanswerable, declined
     "false_answer",  # unanswerable, answered anyway
     "unknown",  # no reference and no nuggets to decide correctness, or unscored
