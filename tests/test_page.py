@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -147,7 +148,7 @@ def test_with_a_token_the_page_asks_for_it_and_the_script_fetches_findings(
         {"state": "memory", "redaction": {"mode": "off"}, "api": {"tokens": [token]}}
     )
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
-    runtime.findings.add([_finding(0, runtime.windows.now())])
+    runtime.findings.add([_finding(0, time.time())])
     port = free_port()
     app = create_app(settings, runtime=runtime)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
