@@ -19,10 +19,11 @@ class Layout:
         self.next_id = 1
         self.y = 0
         self.x = 0
+        self.row_height = 8
 
     def row(self, title: str) -> None:
         if self.x:
-            self.y += 8
+            self.y += self.row_height
             self.x = 0
         self.panels.append(
             {
@@ -49,15 +50,29 @@ class Layout:
         unit: str = "short",
         kind: str = "timeseries",
         width: int = 8,
+        height: int = 8,
         description: str = "",
         minmax: tuple[float, float] | None = None,
+        thresholds: list[tuple[float | None, str]] | None = None,
     ) -> None:
         if self.x + width > 24:
-            self.y += 8
+            self.y += self.row_height
             self.x = 0
+        if self.x == 0:
+            self.row_height = height
         defaults: dict[str, Any] = {"unit": unit}
         if minmax:
             defaults["min"], defaults["max"] = minmax
+        if thresholds:
+            defaults["thresholds"] = {
+                "mode": "absolute",
+                "steps": [{"value": v, "color": c} for v, c in thresholds],
+            }
+        options: dict[str, Any] = {}
+        if kind == "timeseries":
+            options = {"legend": {"displayMode": "list", "placement": "bottom", "showLegend": True}}
+        elif kind == "stat":
+            options = {"colorMode": "background", "graphMode": "area", "textMode": "value_and_name"}
         self.panels.append(
             {
                 "type": kind,
@@ -65,13 +80,9 @@ class Layout:
                 "title": title,
                 "description": description,
                 "datasource": DS,
-                "gridPos": {"h": 8, "w": width, "x": self.x, "y": self.y},
+                "gridPos": {"h": height, "w": width, "x": self.x, "y": self.y},
                 "fieldConfig": {"defaults": defaults, "overrides": []},
-                "options": {
-                    "legend": {"displayMode": "list", "placement": "bottom", "showLegend": True}
-                }
-                if kind == "timeseries"
-                else {},
+                "options": options,
                 "targets": [
                     {
                         "refId": chr(ord("A") + i),
@@ -86,53 +97,139 @@ class Layout:
         self.x += width
 
 
-def overview() -> dict[str, Any]:
-    lay = Layout()
-    lay.row("Traffic")
+MAXR = "max without (instance, pod)"
+TOP = 10
+
+
+def _health(lay: Layout) -> None:
+    lay.row("Health")
     lay.panel(
-        "Traces received / sampled / evaluated",
+        "Contradicted claims per answer (1h)",
         [
-            ("sum(rate(groundwatch_traces_received_total[5m]))", "received"),
-            ("sum(rate(groundwatch_traces_sampled_total[5m]))", "sampled"),
             (
-                "sum by (status) (rate(groundwatch_traces_evaluated_total[5m]))",
-                "evaluated {{status}}",
+                'max(groundwatch_window_rate{window="1h", rate="contradicted_per_trace", slice_key="all"}) or vector(0)',
+                "per answer",
+            )
+        ],
+        thresholds=[(None, "green"), (0.1, "orange"), (0.15, "red")],
+        description="Pages above 0.15 (GroundwatchContradictedClaims). 0 until scored traffic.",
+        kind="stat",
+        width=4,
+        height=5,
+    )
+    lay.panel(
+        "Faithfulness (1h)",
+        [
+            (
+                'max(groundwatch_window_mean{window="1h", metric="faithfulness", slice_key="all"})',
+                "faithfulness",
+            )
+        ],
+        unit="percentunit",
+        minmax=(0, 1),
+        thresholds=[(None, "red"), (0.7, "orange"), (0.85, "green")],
+        description="Supported share of answer claims; absent below windows.min_samples.",
+        kind="stat",
+        width=4,
+        height=5,
+    )
+    lay.panel(
+        "Drifting (slice x metric)",
+        [
+            (f"count({MAXR} (groundwatch_drift_decision) == 1) or vector(0)", "metrics"),
+            (f"count({MAXR} (groundwatch_drift_rate_decision) == 1) or vector(0)", "rates"),
+        ],
+        thresholds=[(None, "green"), (1, "orange")],
+        description="Drift decisions now: significant after Benjamini-Hochberg and above the "
+        "effect floor.",
+        kind="stat",
+        width=4,
+        height=5,
+    )
+    lay.panel(
+        "Unscored share (5m)",
+        [
+            (
+                'sum(rate(groundwatch_traces_evaluated_total{status="unscored"}[5m])) / '
+                "sum(rate(groundwatch_traces_evaluated_total[5m])) or vector(0)",
+                "unscored",
+            )
+        ],
+        unit="percentunit",
+        thresholds=[(None, "green"), (0.01, "orange"), (0.05, "red")],
+        description="Evaluated traces the judge could not score (errors, timeouts).",
+        kind="stat",
+        width=4,
+        height=5,
+    )
+    lay.panel(
+        "Consumer lag",
+        [(f"sum({MAXR} (groundwatch_consumer_lag)) or vector(0)", "messages")],
+        thresholds=[(None, "green"), (1000, "orange"), (10000, "red")],
+        description="Kafka consumer lag summed over partitions (0 without Kafka ingest).",
+        kind="stat",
+        width=4,
+        height=5,
+    )
+    lay.panel(
+        "Alerts",
+        [
+            (
+                'count(ALERTS{alertname=~"Groundwatch.*", alertstate="firing"}) or vector(0)',
+                "firing",
+            ),
+            (
+                'count(ALERTS{alertname=~"Groundwatch.*", alertstate="pending"}) or vector(0)',
+                "pending",
             ),
         ],
-        unit="reqps",
-        description="Per-replica counters summed over replicas.",
+        thresholds=[(None, "green"), (1, "red")],
+        kind="stat",
+        width=4,
+        height=5,
     )
-    lay.panel(
-        "Rejected inputs (DLQ) by reason",
-        [
-            (
-                "sum by (source, reason) (rate(groundwatch_traces_rejected_total[5m]))",
-                "{{source}} {{reason}}",
-            )
-        ],
-        unit="reqps",
-    )
-    lay.panel(
-        "Received traffic by slice (1h window)",
-        [
-            (
-                f'max by (slice_value) (groundwatch_window_traces{{window="1h", kind="received", {SLICE}}})',
-                "{{slice_value}}",
-            )
-        ],
-        description="Every trace, sampled or not, from the shared windows.",
-    )
-    lay.row("Quality by slice")
+
+
+def _by_deploy(lay: Layout) -> None:
+    lay.row("By deploy (prompt_version, model)")
+    for key in ("prompt_version", "model"):
+        lay.panel(
+            f"Contradicted claims per answer by {key} ($window)",
+            [
+                (
+                    f'max by (slice_value) (groundwatch_window_rate{{window="$window", rate="contradicted_per_trace", slice_key="{key}"}})',
+                    "{{slice_value}}",
+                )
+            ],
+            width=6,
+            description="A new value with more contradictions than the previous one is a bad "
+            "deploy: roll back.",
+        )
+        lay.panel(
+            f"Faithfulness by {key} ($window)",
+            [
+                (
+                    f'max by (slice_value) (groundwatch_window_mean{{window="$window", metric="faithfulness", slice_key="{key}"}})',
+                    "{{slice_value}}",
+                )
+            ],
+            unit="percentunit",
+            minmax=(0, 1),
+            width=6,
+        )
+
+
+def _by_slice(lay: Layout) -> None:
+    lay.row("Quality by slice ($slice_key, worst 10)")
     for metric, title in (
         ("faithfulness", "Faithfulness"),
         ("context_precision", "Context precision"),
-        ("answer_relevance", "Answer relevance"),
     ):
         lay.panel(
             f"{title}: window mean ($window)",
             [
                 (
-                    f'max by (slice_value) (groundwatch_window_mean{{window="$window", metric="{metric}", {SLICE}}})',
+                    f'bottomk({TOP}, max by (slice_value) (groundwatch_window_mean{{window="$window", metric="{metric}", {SLICE}}}))',
                     "{{slice_value}}",
                 )
             ],
@@ -141,66 +238,79 @@ def overview() -> dict[str, Any]:
             description="Absent below the minimum sample count; max() de-duplicates replicas.",
         )
     lay.panel(
-        "Contradicted claims",
+        "Contradicted claims per answer ($window)",
         [
             (
-                'sum(rate(groundwatch_claims_total{verdict="contradicted"}[5m]))',
-                "contradicted claims/s",
-            ),
-            (
-                f'max by (slice_value) (groundwatch_window_rate{{window="$window", rate="contradicted_per_trace", {SLICE}}})',
-                "per trace {{slice_value}}",
-            ),
+                f'topk({TOP}, max by (slice_value) (groundwatch_window_rate{{window="$window", rate="contradicted_per_trace", {SLICE}}}))',
+                "{{slice_value}}",
+            )
         ],
-        description="The loudest signal: each one is a finding on the findings page.",
-    )
-    lay.panel(
-        "Claims by verdict",
-        [("sum by (verdict) (rate(groundwatch_claims_total[5m]))", "{{verdict}}")],
-        unit="reqps",
+        description="Each contradicted claim is a finding on the findings page.",
     )
     lay.panel(
         "Refusal rate and 2x2 proxies ($window)",
         [
             (
-                f'max by (rate, slice_value) (groundwatch_window_rate{{window="$window", rate=~"refusal|false_refusal_suspected|answered_without_evidence", {SLICE}}})',
+                f'topk({TOP}, max by (rate, slice_value) (groundwatch_window_rate{{window="$window", rate=~"refusal|false_refusal_suspected|answered_without_evidence", {SLICE}}}))',
                 "{{rate}} {{slice_value}}",
             )
         ],
         unit="percentunit",
         minmax=(0, 1),
     )
-    lay.row("Drift")
     lay.panel(
-        "Score drift (PSI)",
+        "Claims by verdict",
+        [("sum by (verdict) (rate(groundwatch_claims_total[5m]))", "{{verdict}}")],
+        unit="reqps",
+        description="Claims judged per second, all slices.",
+    )
+    lay.panel(
+        "Answer relevance: window mean ($window)",
         [
             (
-                f"max by (metric, slice_value) (groundwatch_drift_psi{{{SLICE}}})",
+                f'bottomk({TOP}, max by (slice_value) (groundwatch_window_mean{{window="$window", metric="answer_relevance", {SLICE}}}))',
+                "{{slice_value}}",
+            )
+        ],
+        unit="percentunit",
+        minmax=(0, 1),
+    )
+
+
+def _drift(lay: Layout) -> None:
+    lay.row("Drift (current window vs reference)")
+    lay.panel(
+        "Drift decisions by metric ($slice_key)",
+        [
+            (
+                f"sum by (metric) (max by (metric, slice_value) (groundwatch_drift_decision{{{SLICE}}})) or vector(0)",
+                "{{metric}}",
+            )
+        ],
+        description="Slices whose metric drifted: significant after Benjamini-Hochberg across "
+        "every slice x metric, and above the effect floor. What the drift alerts fire on.",
+    )
+    lay.panel(
+        "Drift effect size: Wasserstein-1 (top 10)",
+        [
+            (
+                f"topk({TOP}, max by (metric, slice_value) (groundwatch_drift_wasserstein{{{SLICE}}}))",
                 "{{metric}} {{slice_value}}",
             )
         ],
-        description="PSI > 0.2: a material shift against the reference window.",
+        description="Score units on [0,1]; 0.1 = the distribution moved by 0.1 on average.",
     )
     lay.panel(
-        "Score drift (Wasserstein-1)",
+        "Rate ratio, current / reference (top 10)",
         [
             (
-                f"max by (metric, slice_value) (groundwatch_drift_wasserstein{{{SLICE}}})",
-                "{{metric}} {{slice_value}}",
-            )
-        ],
-    )
-    lay.panel(
-        "Rate drift (two-proportion z)",
-        [
-            (
-                f"max by (rate, slice_value) (groundwatch_drift_rate_z{{{SLICE}}})",
+                f"topk({TOP}, max by (rate, slice_value) (groundwatch_drift_rate_ratio{{{SLICE}}}))",
                 "{{rate}} {{slice_value}}",
             )
         ],
     )
     lay.panel(
-        "Retrieval top score",
+        "Retrieval top score (quantiles)",
         [
             (
                 "histogram_quantile(0.5, sum by (le) (rate(groundwatch_retrieval_top_score_bucket[5m])))",
@@ -210,17 +320,84 @@ def overview() -> dict[str, Any]:
                 "histogram_quantile(0.1, sum by (le) (rate(groundwatch_retrieval_top_score_bucket[5m])))",
                 "p10",
             ),
-            (
-                'max(groundwatch_drift_psi{metric="retrieval_top_score", slice_key="all"})',
-                "PSI vs reference",
-            ),
         ],
         description="An index or embedding-model change after a deploy shows here first.",
     )
-    lay.row("Pipeline")
+    lay.panel(
+        "Drift samples: current window vs required ($slice_key)",
+        [
+            (
+                f'min by (metric) (groundwatch_drift_samples{{side="current", {SLICE}}})',
+                "current {{metric}}",
+            ),
+            (
+                f"max by (metric) (groundwatch_drift_required_samples{{{SLICE}}})",
+                "required {{metric}}",
+            ),
+        ],
+        description="Below 'required' a slice is underpowered: not tested, never alerts.",
+    )
+    lay.panel(
+        "Drift tests per evaluation (family size)",
+        [("max(groundwatch_drift_tests) or vector(0)", "tests")],
+    )
+
+
+def _pipeline(lay: Layout) -> None:
+    lay.row("Traffic and pipeline")
+    lay.panel(
+        "Traces received / sampled / evaluated",
+        [
+            ("sum(rate(groundwatch_traces_received_total[5m])) or vector(0)", "received"),
+            ("sum(rate(groundwatch_traces_sampled_total[5m])) or vector(0)", "sampled"),
+            (
+                "sum by (status) (rate(groundwatch_traces_evaluated_total[5m]))",
+                "evaluated {{status}}",
+            ),
+        ],
+        unit="reqps",
+        description="Per-replica counters summed over replicas.",
+    )
+    lay.panel(
+        "Received traffic by slice (top 10)",
+        [
+            (
+                f'topk({TOP}, max by (slice_value) (groundwatch_window_traces{{window="5m", kind="received", {SLICE}}})) / 300',
+                "{{slice_value}}",
+            )
+        ],
+        unit="reqps",
+        description="Every trace, sampled or not, from the shared 5m window, as a rate.",
+    )
+    lay.panel(
+        "Rejected inputs (DLQ) by reason",
+        [
+            (
+                "sum by (source, reason) (rate(groundwatch_traces_rejected_total[5m])) or vector(0)",
+                "{{source}} {{reason}}",
+            )
+        ],
+        unit="reqps",
+    )
+    lay.panel(
+        "Unscored traces by reason",
+        [
+            (
+                "sum by (reason) (rate(groundwatch_traces_unscored_total[5m])) or vector(0)",
+                "{{reason}}",
+            )
+        ],
+        unit="reqps",
+    )
     lay.panel(
         "Consumer lag by partition",
-        [("max by (topic, partition) (groundwatch_consumer_lag)", "{{topic}}/{{partition}}")],
+        [
+            (
+                "max by (topic, partition) (groundwatch_consumer_lag) or vector(0)",
+                "{{topic}}/{{partition}}",
+            )
+        ],
+        description="Needs Kafka ingest; 0 otherwise.",
     )
     lay.panel(
         "Evaluation latency",
@@ -237,16 +414,18 @@ def overview() -> dict[str, Any]:
         unit="s",
     )
     lay.panel(
-        "Queue depth and store errors",
-        [
-            ("sum by (queue) (groundwatch_queue_depth)", "queue {{queue}}"),
-            ("sum by (store) (rate(groundwatch_store_errors_total[5m]))", "store errors {{store}}"),
-        ],
+        "Queue depth",
+        [("sum by (queue) (groundwatch_queue_depth) or vector(0)", "{{queue}}")],
     )
     lay.panel(
-        "Unscored traces by reason",
-        [("sum by (reason) (rate(groundwatch_traces_unscored_total[5m]))", "{{reason}}")],
-        unit="reqps",
+        "Store errors",
+        [
+            (
+                "sum by (store) (rate(groundwatch_store_errors_total[5m])) or vector(0)",
+                "{{store}}",
+            )
+        ],
+        unit="ops",
     )
     lay.panel(
         "Embedding cache hit ratio",
@@ -264,6 +443,27 @@ def overview() -> dict[str, Any]:
         ],
         kind="table",
     )
+
+
+JUDGE_CHANGE = (
+    "count by (metric_version) (groundwatch_judge_info)"
+    " unless count by (metric_version) (groundwatch_judge_info offset 5m)"
+)
+DEPLOY_KEYS = "prompt_version|model"
+_SEEN = f'groundwatch_window_traces{{window="5m", kind="received", slice_key=~"{DEPLOY_KEYS}"}}'
+DEPLOY = (
+    f"max by (slice_key, slice_value) ({_SEEN} > 0)"
+    f" unless max by (slice_key, slice_value) ({_SEEN} offset 10m > 0)"
+)
+
+
+def overview() -> dict[str, Any]:
+    lay = Layout()
+    _health(lay)
+    _by_deploy(lay)
+    _by_slice(lay)
+    _drift(lay)
+    _pipeline(lay)
 
     def var(
         name: str, query: str, *, multi: bool = False, include_all: bool = False
@@ -318,9 +518,9 @@ def overview() -> dict[str, Any]:
                     "label": "window",
                     "type": "custom",
                     "query": "5m,1h,24h",
-                    "current": {"text": "1h", "value": "1h"},
+                    "current": {"text": "5m", "value": "5m"},
                     "options": [
-                        {"text": w, "value": w, "selected": w == "1h"} for w in ("5m", "1h", "24h")
+                        {"text": w, "value": w, "selected": w == "5m"} for w in ("5m", "1h", "24h")
                     ],
                 },
             ]
@@ -332,9 +532,19 @@ def overview() -> dict[str, Any]:
                     "datasource": DS,
                     "enable": True,
                     "iconColor": "purple",
-                    "expr": "changes(count by (metric_version) (groundwatch_judge_info)[10m:1m]) > 0",
+                    "expr": JUDGE_CHANGE,
                     "titleFormat": "judge {{metric_version}}",
                     "textFormat": "scores changed meaning",
+                    "step": "60s",
+                },
+                {
+                    "name": "Deploys (prompt_version, model)",
+                    "datasource": DS,
+                    "enable": True,
+                    "iconColor": "blue",
+                    "expr": DEPLOY,
+                    "titleFormat": "deploy {{slice_key}}={{slice_value}}",
+                    "textFormat": "first traffic from a new value",
                     "step": "60s",
                 },
                 {
@@ -342,8 +552,8 @@ def overview() -> dict[str, Any]:
                     "datasource": DS,
                     "enable": True,
                     "iconColor": "red",
-                    "expr": 'ALERTS{alertstate="firing", alertname=~"Groundwatch.*"}',
-                    "titleFormat": "{{alertname}}",
+                    "expr": 'ALERTS{alertname=~"Groundwatch.*"}',
+                    "titleFormat": "{{alertname}} {{alertstate}}",
                     "step": "60s",
                 },
             ]
