@@ -193,11 +193,20 @@ def test_retention_drops_old_buckets(make_store: MakeStore, clock: FakeClock) ->
             assert now < expires <= now + 7200 + 600
 
 
-def test_future_timestamps_count_now(make_store: MakeStore, clock: FakeClock) -> None:
+def test_timestamp_bounds_skew_counts_now_far_future_and_expired_past_rejected(
+    make_store: MakeStore, clock: FakeClock
+) -> None:
     store = make_store()
     now = clock()
-    store.observe_ingest([obs("f", now + 86_400)])
+    store.observe_ingest([obs("skew", now + 120), obs("future", now + 86_400)])
+    assert store.summaries(now - 60, now)[ALL].count("received") == 1  # skew only
+    assert ALL not in store.summaries(now, now + 90_000)
+    # a replayed backlog keeps its timestamps within the retention (coarse buckets past the
+    # fine retention), and is not counted beyond it
+    store.observe_ingest([obs("backlog", now - 5400), obs("expired", now - 9000)])
+    assert store.summaries(now - 7000, now - 3700)[ALL].count("received") == 1
     assert store.summaries(now - 60, now)[ALL].count("received") == 1
+    assert store.summaries(now - 7200, now)[ALL].count("received") == 2
 
 
 def test_two_replicas_concurrently_count_each_trace_once(

@@ -62,8 +62,16 @@ def as_reader(store: object) -> WindowReader:
     return store
 
 
-def _bucket_ts(ts: float, now: float) -> float:
-    # Clock skew: a trace from the future counts now, not in a bucket no window covers yet.
+# Timestamps are kept as sent, so a backlog replayed later lands in the windows it belongs to.
+# The bounds: a trace up to this far in the future is clock skew and counts now; further ahead
+# it is rejected (not counted in any window). In the past, anything within the retention counts
+# at its own time (coarse buckets when the fine ones have expired); older is not counted.
+MAX_FUTURE_SKEW_S = 300.0
+
+
+def _bucket_ts(ts: float, now: float) -> float | None:
+    if ts > now + MAX_FUTURE_SKEW_S:
+        return None
     return min(ts, now)
 
 
@@ -175,7 +183,10 @@ class BucketWindows:
     def _targets(self, ts: float, now: float) -> list[tuple[BucketKey, float]]:
         """(bucket, expires_at) for a write at ts; expired resolutions are skipped."""
         s = self.settings
-        ts = _bucket_ts(ts, now)
+        at = _bucket_ts(ts, now)
+        if at is None:
+            return []
+        ts = at
         fine = math.floor(ts / s.bucket_s) * s.bucket_s
         coarse = math.floor(ts / s.rollup_s) * s.rollup_s
         out: list[tuple[BucketKey, float]] = []
