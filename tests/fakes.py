@@ -18,6 +18,7 @@ from typing import Any
 from groundwatch.contract.record import Evidence, Verdict
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
+from tests.builders import build_trace
 
 __all__ = ["FakeJudge", "ReasonFn", "VerdictFn", "make_trace"]
 
@@ -122,16 +123,5 @@ class FakeJudge:
 
 
 def make_trace(trace_id: str = "t-1", **overrides: Any) -> dict[str, Any]:
-    """A valid trace (contract v1) as a JSON-ready dict."""
-    trace: dict[str, Any] = {
-        "trace_id": trace_id,
-        "question": "When does the discount apply?",
-        "contexts": [
-            {"id": "p1", "text": "The discount applies from renewal.", "score": 0.8},
-            "Renewals happen yearly.",
-        ],
-        "answer": "The discount applies from renewal.",
-        "attributes": {"tenant": "acme"},
-    }
-    trace.update(overrides)
-    return trace
+    """A valid trace (contract v1) as a JSON-ready dict (the suite's one trace builder)."""
+    return build_trace(trace_id, **overrides)

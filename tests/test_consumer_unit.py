@@ -491,24 +491,37 @@ def test_consumer_retries_unavailable_store_without_committing() -> None:
     assert windows.summaries(time.time() - 600, time.time() + 60)[ALL].count("evaluated") == 3
 
 
-def test_consumer_fails_loudly_on_a_bug() -> None:
-    class Broken(FakeJudge):
-        def judge_batch(self, traces: Any) -> Any:
-            raise AssertionError("bug")
+class _BuggyJudge(FakeJudge):
+    def judge_batch(self, traces: Any) -> Any:
+        raise AssertionError("bug in the judge")
 
+
+@pytest.mark.parametrize("where", ["judge", "store"])
+def test_consumer_fails_loudly_on_a_bug(where: str) -> None:
+    # A bug (not bad input, not an outage) in the judge or in the store stops the consumer with
+    # the error, commits nothing, and closes the client: the process restarts and redelivers.
     fake = FakeConsumer()
     fake.add(TP0, json.dumps(make_trace("z")).encode())
     windows = MemoryWindowStore(Settings())
     settings = Settings(kafka=KafkaSettings(bootstrap_servers="fake:9092", topic="t"))
     registry = CollectorRegistry()
-    processor = make_processor(
-        settings, windows, MemoryFindingStore(settings), [], registry, Broken()
-    )
+    judge = _BuggyJudge() if where == "judge" else FakeJudge()
+    processor = make_processor(settings, windows, MemoryFindingStore(settings), [], registry, judge)
+    recorded: list[Any] = []
+    if where == "store":
 
-    def boom(*args: Any) -> Any:
-        raise TypeError("bug in the store")
+        def boom(*args: Any) -> Any:
+            raise TypeError("bug in the store")
 
-    processor.record = boom  # type: ignore[method-assign,assignment]
+        processor.record = boom  # type: ignore[method-assign,assignment]
+    else:
+        real_record = processor.record
+
+        def spy(traces: Any, records: Any) -> Any:
+            recorded.extend(records)
+            return real_record(traces, records)
+
+        processor.record = spy  # type: ignore[method-assign]
     consumer = KafkaTraceConsumer(
         settings,
         processor,
@@ -517,8 +530,22 @@ def test_consumer_fails_loudly_on_a_bug() -> None:
         consumer_factory=lambda: fake,
         dlq=DeadLetterPublisher(FakeProducer(), "t.dlq"),
     )
-    with pytest.raises(TypeError):
-        consumer.run()
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            consumer.run()
+        except BaseException as exc:
+            raised.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(20)
+    if thread.is_alive():  # the bug was swallowed: the consumer carried on
+        consumer.stop()
+        thread.join(10)
+    assert [type(e) for e in raised] == [AssertionError if where == "judge" else TypeError]
+    assert recorded == []  # no unscored record stands in for the judge's bug
     assert fake.committed() == {}
     assert fake.closed
 

@@ -21,6 +21,7 @@ import time
 from collections.abc import Sequence
 
 from groundwatch.contract.trace import RagTrace
+from groundwatch.evaluation.evaluator import JUDGE_BUGS
 from groundwatch.evaluation.processing import TraceProcessor
 from groundwatch.state.stores import StoreUnavailableError
 
@@ -53,6 +54,7 @@ class EvaluationQueue:
         self._lock = threading.Lock()
         self._pending = 0  # offered and not yet finished
         self.healthy = True
+        self.broken = False  # set for good by a judge bug
         self.processed = 0
 
     def start(self) -> None:
@@ -134,12 +136,20 @@ class EvaluationQueue:
                 self.processor.metrics.queue_depth.labels(queue="evaluation").set(self.depth())
 
     def _process(self, batch: list[RagTrace]) -> None:
-        records = self.processor.evaluate(batch, cancel=self._cancel)
+        try:
+            records = self.processor.evaluate(batch, cancel=self._cancel)
+        except JUDGE_BUGS:
+            # A judge bug: the service stays up for the traces it already holds, but reports
+            # itself not ready for good, so it is restarted (and the bug is in the log).
+            log.exception("judge bug on a batch of %d traces; dropped", len(batch))
+            self.broken = True
+            self.healthy = False
+            return
         backoff = 0.1
         while True:
             try:
                 self.processor.record(batch, records)
-                self.healthy = True
+                self.healthy = not self.broken
                 self.processed += len(batch)
                 return
             except StoreUnavailableError as exc:
