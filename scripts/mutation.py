@@ -16,7 +16,6 @@ scores and why each surviving mutant that has no test does not matter.
 from __future__ import annotations
 
 # ruff: noqa: S603  (runs the venv's own cosmic-ray on paths this script builds)
-
 import argparse
 import json
 import os
