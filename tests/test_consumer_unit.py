@@ -70,6 +70,18 @@ def test_offsets_revoked_partition_ignores_late_completions() -> None:
     assert tracker.positions() == {TP1: 6}
 
 
+def test_offsets_positions_measure_lag_from_the_oldest_not_durable() -> None:
+    # Found by the mutation pass (docs/mutation.md): pending[0] -> pending[-1] survived.
+    tracker = OffsetTracker()
+    tracker.assign([TP0])
+    assert tracker.positions() == {TP0: None}  # nothing fetched yet: no position
+    tracker.delivered(TP0, [300, 301, 302])
+    tracker.done(TP0, [301, 302])
+    assert tracker.positions() == {TP0: 300}  # 300 is still in flight
+    tracker.done(TP0, [300])
+    assert tracker.positions() == {TP0: 303}
+
+
 # -- backpressure ---------------------------------------------------------------------------
 
 
