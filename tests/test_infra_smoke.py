@@ -5,10 +5,20 @@ import redis
 from tests.infra import KafkaBroker, RedisServer
 
 
-def test_redis_server_starts_and_restarts(redis_server: RedisServer) -> None:
-    client = redis.Redis.from_url(redis_server.url)
-    client.set("k", "v")
-    assert client.get("k") == b"v"
+def test_redis_server_starts_and_restarts() -> None:
+    # Its own server: a restart drops all data, which the session server's users would see.
+    with RedisServer.start() as server:
+        client = redis.Redis.from_url(server.url, socket_timeout=5)
+        client.set("k", "v")
+        assert client.get("k") == b"v"
+        old = server.proc
+        server.restart(down_s=0.2)
+        assert old.poll() is not None  # the first process is gone ...
+        assert server.proc.pid != old.pid  # ... a new one serves the same port
+        assert client.get("k") is None  # no persistence: a restart is a clean slate
+        client.set("k", "w")
+        assert client.get("k") == b"w"
+        client.close()
 
 
 def test_kafka_broker_roundtrip(kafka_broker: KafkaBroker, unique_name: str) -> None:
