@@ -36,6 +36,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any, Literal
 
 import numpy as np
 from scipy import stats
@@ -52,6 +53,8 @@ DAY = 86400.0
 STEP = 300.0  # traffic bucket
 EVAL = 900.0  # evaluation interval
 SHIFTS = ("faithfulness -0.1", "contradictions x2", "retrieval -0.05", "new index scale")
+Verdict = Literal["supported", "contradicted", "not_found"]
+Key = tuple[tuple[str, str], str]  # (slice id, metric or "rate:<name>")
 RULES = ("groundwatch", "PSI > 0.25", "PSI > 0.1", "Evidently (K-S / Wasserstein)")
 
 
@@ -71,7 +74,7 @@ class Clock:
         return self.t
 
 
-def _claims(n: int, verdicts: list[str]) -> list[ClaimResult]:
+def _claims(n: int, verdicts: list[Verdict]) -> list[ClaimResult]:
     return [
         ClaimResult.model_construct(text="c", verdict=v, score=0.9, evidence=None)
         for v in verdicts[:n]
@@ -107,7 +110,7 @@ def _traffic(
         refusal = bool(rng.random() < 0.05)
         k = 0 if refusal else int(rng.integers(1, 6))
         u = rng.random(k)
-        verdicts = [
+        verdicts: list[Verdict] = [
             "supported" if x < p_sup else "contradicted" if x < p_sup + p_con else "not_found"
             for x in u
         ]
@@ -132,9 +135,11 @@ def _traffic(
     return obs, recs
 
 
-def _anchor_hits(report: WindowReport, current: dict, reference: dict) -> dict[str, set]:
+def _anchor_hits(
+    report: WindowReport, current: dict[Any, Any], reference: dict[Any, Any]
+) -> dict[str, set[Key]]:
     """(slice, metric) pairs each anchor rule flags at this evaluation."""
-    out: dict[str, set] = {r: set() for r in RULES[1:]}
+    out: dict[str, set[Key]] = {r: set() for r in RULES[1:]}
     bins = 20
     mids = (np.arange(bins) + 0.5) / bins
     for slice_id, cur in current.items():
@@ -161,16 +166,15 @@ def _anchor_hits(report: WindowReport, current: dict, reference: dict) -> dict[s
                 hit = wasserstein1(r, c) / sd > 0.1
             if hit:
                 out["Evidently (K-S / Wasserstein)"].add((slice_id, metric))
-        for name, test in (
-            report.drift.get(slice_id, None).rates.items() if slice_id in report.drift else []
-        ):
+        drift = report.drift.get(slice_id)
+        for name, test in drift.rates.items() if drift else []:
             if test.z > 3 and test.n_current >= 30 and test.n_reference >= 30:
                 for rule in RULES[1:]:
                     out[rule].add((slice_id, "rate:" + name))
     return out
 
 
-def run(args: argparse.Namespace) -> dict:
+def run(args: argparse.Namespace) -> dict[str, Any]:
     rng = np.random.default_rng(args.seed)
     volumes = np.exp(rng.uniform(math.log(3), math.log(600), args.slices))
     slices = [
@@ -200,15 +204,17 @@ def run(args: argparse.Namespace) -> dict:
     seq = [0]
     shift_at = t0 + (args.warmup + 1) * DAY
     end = t0 + (args.warmup + args.days) * DAY
-    streak: dict[str, dict] = {r: defaultdict(int) for r in RULES}
-    fired: dict[str, dict] = {r: defaultdict(list) for r in RULES}  # (slice, metric) -> times
+    streak: dict[str, dict[Key, int]] = {r: defaultdict(int) for r in RULES}
+    fired: dict[str, dict[Key, list[float]]] = {
+        r: defaultdict(list) for r in RULES
+    }  # (slice, metric) -> times
     t = t0
     next_eval = t0 + args.warmup * DAY
     started = time.perf_counter()
     tests_per_eval: list[int] = []
     while t < end:
         obs_all: list[IngestObservation] = []
-        recs_all: list = []
+        recs_all: list[tuple[EvaluationRecord, dict[str, str], float]] = []
         for sl in slices:
             o, r = _traffic(rng, sl, t, t >= shift_at, seq)
             obs_all += o
@@ -221,7 +227,7 @@ def run(args: argparse.Namespace) -> dict:
             next_eval += EVAL
             report = build_report(store, settings)
             tests_per_eval.append(report.drift_tests)
-            hits: dict[str, set] = {"groundwatch": set()}
+            hits: dict[str, set[Key]] = {"groundwatch": set()}
             for slice_id, d in report.drift.items():
                 hits["groundwatch"] |= {(slice_id, m) for m, x in d.metrics.items() if x.decision}
                 hits["groundwatch"] |= {
@@ -254,7 +260,7 @@ def run(args: argparse.Namespace) -> dict:
     }
 
 
-def summarise(result: dict, args: argparse.Namespace) -> None:
+def summarise(result: dict[str, Any], args: argparse.Namespace) -> None:
     slices = {s.name: s for s in result["slices"]}
     start, end, shift_at = result["test_start"], result["end"], result["shift_at"]
     print(
@@ -265,7 +271,7 @@ def summarise(result: dict, args: argparse.Namespace) -> None:
     print("\n| rule | false alarms per slice-day (stationary slices) | slice-days |")
     print("|---|---|---|")
     for rule in RULES:
-        days_with = set()
+        days_with: set[tuple[str, int]] = set()
         total = 0
         for s in slices.values():
             stop = end if s.shift is None else shift_at
