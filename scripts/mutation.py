@@ -131,8 +131,8 @@ def run(name: str, work: Path, python: str) -> tuple[int, int]:
     survivors: list[str] = []
     for line in dump.stdout.splitlines():
         job, result = json.loads(line)
-        if result is None:
-            continue
+        if result is None or result.get("worker_outcome") == "skipped":
+            continue  # not run yet, or filtered out (annotation mutants)
         total += 1
         if result["test_outcome"] == "survived":
             mutation = job["mutations"][0]
