@@ -183,7 +183,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.shift:
         order = sorted(range(args.slices), key=lambda i: volumes[i])
         for k, shift in enumerate(SHIFTS):  # each shift on slices spread over volumes
-            for i in order[k :: len(SHIFTS)][: args.per_shift]:
+            group = order[k :: len(SHIFTS)]
+            stride = max(1, len(group) // max(1, args.per_shift))
+            for i in group[::stride][: args.per_shift]:
                 slices[i].shift = shift
     ws = WindowSettings(
         slice_keys=["tenant"],
