@@ -71,7 +71,8 @@ def test_the_schema_check_rejects_a_broken_file(service: str, key: str, value: A
 
 def test_every_mounted_file_exists() -> None:
     mounts = {name: _mounts(svc) for name, svc in _compose()["services"].items()}
-    assert mounts["prometheus"] and mounts["grafana"]
+    assert mounts["prometheus"]
+    assert mounts["grafana"]
     for service, by_target in mounts.items():
         for target, source in by_target.items():
             assert source.is_file(), f"{service}: {source} (mounted at {target}) does not exist"
@@ -117,4 +118,5 @@ def test_ports_stay_on_loopback(service: str) -> None:
     assert svc["network_mode"] == "host"
     assert "ports" not in svc
     listen = " ".join(svc.get("command", [])) + json.dumps(svc.get("environment", {}))
-    assert "127.0.0.1" in listen and "0.0.0.0" not in listen
+    assert "127.0.0.1" in listen
+    assert "0.0.0.0" not in listen
