@@ -420,3 +420,90 @@ def test_demo_applies_the_serve_bind_check(capsys: pytest.CaptureFixture[str]) -
     settings = Settings.model_validate({"api": {"tokens": []}})
     assert run_demo(settings, host="0.0.0.0", port=1, duration=1) == 2
     assert "refusing to bind 0.0.0.0" in capsys.readouterr().err
+
+
+# --- row: unbounded attributes and citations --------------------------------------------------
+
+CAPS = {
+    "max_attributes": 4,
+    "max_attribute_key_chars": 16,
+    "max_attribute_value_chars": 40,
+    "max_citations": 3,
+    "max_citation_ids": 2,
+}
+
+
+def _citations(n: int, ids: int) -> list[dict[str, Any]]:
+    return [{"sentence": "The answer.", "context_ids": ["0"] * ids} for _ in range(n)]
+
+
+# (trace overrides, expected message fragment); each case is one past a cap.
+OVER_CAPS = [
+    ({"attributes": {f"k{i}": "v" for i in range(5)}}, "attributes: more than 4 attributes"),
+    ({"attributes": {"k" * 17: "v"}}, "key longer than 16 chars"),
+    ({"attributes": {"tenant": "v" * 41}}, "value longer than 40 chars"),
+    ({"citations": _citations(4, 1)}, "citations: more than 3 citations"),
+    ({"citations": _citations(1, 3)}, "citations.0.context_ids: more than 2 ids"),
+]
+AT_CAPS = {
+    "attributes": {"k" * 16: "v" * 40, "a": "1", "b": "2", "c": "3"},
+    "citations": _citations(3, 2),
+}
+
+
+@pytest.mark.parametrize(("overrides", "fragment"), OVER_CAPS)
+def test_attribute_and_citation_caps_on_every_contract_path(
+    overrides: dict[str, Any], fragment: str
+) -> None:
+    from groundwatch.contract.trace import (
+        TraceDecodeError,
+        TraceLimits,
+        decode_trace,
+        validate_trace,
+    )
+    from groundwatch_consumers.decode import decode_fast
+
+    limits = TraceLimits(**CAPS)
+    over = make_trace("caps-over", **overrides)
+    raw = json.dumps(over).encode()
+    for path in (
+        lambda: decode_trace(raw, limits),  # HTTP /v1/evaluate, suite files
+        lambda: validate_trace(over, limits),  # batch items, OTLP, demo
+        lambda: decode_fast(raw, limits),  # Kafka
+    ):
+        with pytest.raises(TraceDecodeError) as exc:
+            path()
+        assert exc.value.reason == "oversize"
+        assert fragment in exc.value.detail
+    at = json.dumps(make_trace("caps-at", **AT_CAPS)).encode()
+    assert decode_trace(at, limits).attributes == AT_CAPS["attributes"]
+    assert len(decode_fast(at, limits).citations or []) == 3
+
+
+def test_attribute_and_citation_caps_through_the_http_api() -> None:
+    with _client(_settings(limits=CAPS)) as (client, runtime):
+        for overrides, fragment in OVER_CAPS:
+            response = client.post("/v1/evaluate", json=make_trace(**overrides), headers=AUTH)
+            assert response.status_code == 413, fragment
+            body = response.json()
+            assert body["error"] == "oversize"
+            assert fragment in body["message"]
+        batch = client.post(
+            "/v1/rag-traces",
+            json=[make_trace("caps-b1", **OVER_CAPS[0][0]), make_trace("caps-b2", **AT_CAPS)],
+            headers=AUTH,
+        )
+        assert batch.status_code == 202
+        assert batch.json()["accepted"] == 1
+        assert batch.json()["errors"][0]["reason"] == "oversize"
+        # OTLP: a span attribute mapped to a slice (app.intent -> intent) over the value cap.
+        from tests.otlp_support import json_body, record_rag_spans
+
+        otlp = json_body(record_rag_spans("genai")).replace(b'"billing"', b'"' + b"i" * 41 + b'"')
+        reply = client.post(
+            "/v1/traces", content=otlp, headers={**AUTH, "content-type": "application/json"}
+        )
+        assert reply.status_code == 200
+        assert int(reply.json()["partialSuccess"]["rejectedSpans"]) == 3
+        labels = {"source": "otlp", "reason": "oversize"}
+        assert runtime.registry.get_sample_value("groundwatch_traces_rejected_total", labels) == 1

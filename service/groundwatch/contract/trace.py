@@ -73,6 +73,17 @@ class TraceLimits(BaseModel):
         default=20_000, ge=1, description="Longest retrieved passage, in characters."
     )
     max_passages: int = Field(default=100, ge=0, description="Most passages in one trace.")
+    max_attributes: int = Field(default=64, ge=0, description="Most attributes in one trace.")
+    max_attribute_key_chars: int = Field(
+        default=128, ge=1, description="Longest attribute key, in characters."
+    )
+    max_attribute_value_chars: int = Field(
+        default=1_024, ge=1, description="Longest attribute value, in characters."
+    )
+    max_citations: int = Field(default=256, ge=0, description="Most citations in one trace.")
+    max_citation_ids: int = Field(
+        default=32, ge=0, description="Most passage ids cited by one citation."
+    )
 
 
 class ContextPassage(BaseModel):
@@ -220,6 +231,39 @@ def check_limits(trace: RagTrace, limits: TraceLimits) -> None:
         if len(passage.text) > limits.max_passage_chars:
             raise TraceDecodeError(
                 "oversize", f"contexts.{i}.text: longer than {limits.max_passage_chars} chars"
+            )
+    _check_attributes(trace.attributes, limits)
+    _check_citations(trace.citations or [], limits)
+
+
+def _check_attributes(attributes: dict[str, str], limits: TraceLimits) -> None:
+    if len(attributes) > limits.max_attributes:
+        raise TraceDecodeError(
+            "oversize", f"attributes: more than {limits.max_attributes} attributes"
+        )
+    for key, value in attributes.items():
+        # The key is sender-controlled: name it only by a bounded, printable prefix.
+        shown = ascii(key[:32])
+        if len(key) > limits.max_attribute_key_chars:
+            raise TraceDecodeError(
+                "oversize",
+                f"attributes.{shown}: key longer than {limits.max_attribute_key_chars} chars",
+            )
+        if len(value) > limits.max_attribute_value_chars:
+            raise TraceDecodeError(
+                "oversize",
+                f"attributes.{shown}: value longer than {limits.max_attribute_value_chars} chars",
+            )
+
+
+def _check_citations(citations: list[Citation], limits: TraceLimits) -> None:
+    if len(citations) > limits.max_citations:
+        raise TraceDecodeError("oversize", f"citations: more than {limits.max_citations} citations")
+    for i, citation in enumerate(citations):
+        if len(citation.context_ids) > limits.max_citation_ids:
+            raise TraceDecodeError(
+                "oversize",
+                f"citations.{i}.context_ids: more than {limits.max_citation_ids} ids",
             )
 
 
