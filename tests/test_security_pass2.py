@@ -507,3 +507,33 @@ def test_attribute_and_citation_caps_through_the_http_api() -> None:
         assert int(reply.json()["partialSuccess"]["rejectedSpans"]) == 3
         labels = {"source": "otlp", "reason": "oversize"}
         assert runtime.registry.get_sample_value("groundwatch_traces_rejected_total", labels) == 1
+
+
+# --- row: 503 bodies show the store address ------------------------------------------------
+
+
+def test_store_unavailable_bodies_do_not_reveal_the_store_address() -> None:
+    from tests.infra import free_port
+
+    port = free_port()  # nothing listens there: every Redis call fails
+    secret = "pw-6c1e0a7f"
+    settings = _settings(redis={"url": f"redis://:{secret}@127.0.0.1:{port}/0"})
+    settings = settings.model_copy(update={"state": "redis"})
+    with _client(settings) as (client, _):
+        responses = {
+            "findings": client.get("/v1/findings", headers=AUTH),
+            "windows": client.get("/v1/windows", headers=AUTH),
+            "evaluate": client.post(
+                "/v1/evaluate?record=true", json=make_trace("s-1"), headers=AUTH
+            ),
+            "readyz": client.get("/readyz"),
+            "page": client.get("/", headers=AUTH),
+        }
+    for name, response in responses.items():
+        if name != "page":
+            assert response.status_code == 503, (name, response.text)
+        text = response.text
+        for leak in (str(port), "127.0.0.1", secret, "redis://", "Connection"):
+            assert leak not in text, (name, leak, text)
+    assert responses["findings"].json()["error"] == "unavailable"
+    assert "store unavailable" in responses["page"].text

@@ -17,10 +17,10 @@ bearer header comes with the request; ``GET /page/main`` is the same fragment fo
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from html import escape
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -37,6 +37,8 @@ from groundwatch.state.slices import SliceMapper
 from groundwatch.state.stores import Finding, FindingStore, StoreUnavailableError, WindowStore
 
 __all__ = ["FindingOut", "FindingsPageOut", "findings_router", "page_router"]
+
+log = logging.getLogger(__name__)
 
 _STATIC_DIR = Path(__file__).parent / "static"
 _ASSETS = {
@@ -94,8 +96,14 @@ def _out(f: Finding) -> FindingOut:
     )
 
 
+_UNAVAILABLE = "store unavailable; retry"
+
+
 def _unavailable(exc: StoreUnavailableError) -> HTTPException:
-    return HTTPException(503, f"store unavailable: {exc}", headers={"Retry-After": "5"})
+    # The error names the store's address (host, port, sometimes the URL): log it for the
+    # operator, answer the client without it.
+    log.warning("state store unavailable: %s", exc)
+    return HTTPException(503, _UNAVAILABLE, headers={"Retry-After": "5"})
 
 
 def _static(name: str) -> str:
@@ -133,9 +141,8 @@ def page_router(
             page = store.page(limit=100, cursor=None, slice_filter=filters.slices or None)
             report = report_to_json(build_report(as_reader(windows), settings))
         except StoreUnavailableError as exc:
-            return (
-                f"<main id='main'><p class='error'>store unavailable: {escape(str(exc))}</p></main>"
-            )
+            log.warning("state store unavailable: %s", exc)
+            return f"<main id='main'><p class='error'>{_UNAVAILABLE}</p></main>"
         items = [_out(f) for f in page.items if since is None or f.ts >= since]
         total = page.total if since is None else len(items)
         return render_main(
