@@ -7,13 +7,18 @@ more refusals) so that /metrics, the findings page and drift move within a minut
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
 import sys
 import threading
 import time
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
+from groundwatch.cli.demo_alerts import default_rules_path, parse_duration
 from groundwatch.contract.trace import RagTrace, validate_trace
 from groundwatch.settings import Settings
 
@@ -34,8 +39,12 @@ def _demo_settings(settings: Settings, duration: float) -> Settings:
             "current_window_s": half,
             "reference_window_s": half * 4,
             "min_samples": min(settings.windows.min_samples, 10),
+            "report_refresh_s": 0.0,
         }
     )
+    if "export_windows_s" not in settings.windows.model_fields_set:
+        # Time is compressed: the exported "1h" window is the current (bad deploy) half.
+        windows.export_windows_s = {"5m": max(1, half // 12), "1h": half, "24h": half * 4}
     return settings.model_copy(update={"windows": windows, "state": "memory"})
 
 
@@ -46,12 +55,28 @@ def run_demo(
     port: int | None = None,
     duration: float = 40.0,
     serve_forever: bool = False,
+    with_prometheus: bool = False,
+    rules: Path | None = None,
 ) -> int:
     from groundwatch.api import security
-    from groundwatch.api.app import QueueFullError, _ingest_valid, create_app
+    from groundwatch.api.app import create_app
     from groundwatch.cli.commands import serve_app
     from groundwatch.runtime import Runtime
 
+    rules = rules or default_rules_path()
+    if rules is None or not rules.is_file():
+        print(
+            f"groundwatch demo: alert rules not found ({rules or 'dashboards/alerts.yml'}): "
+            "pass --rules PATH to the shipped dashboards/alerts.yml",
+            file=sys.stderr,
+        )
+        return 2
+    prometheus = os.environ.get("GROUNDWATCH_DEMO_PROMETHEUS") or shutil.which("prometheus")
+    if with_prometheus and (prometheus is None or not Path(prometheus).is_file()):
+        from groundwatch.cli.demo_prometheus import MISSING
+
+        print(f"groundwatch demo: {MISSING}", file=sys.stderr)
+        return 2
     settings = _demo_settings(settings, duration)
     host = host or settings.api.host
     port = port or settings.api.port
@@ -79,35 +104,93 @@ def run_demo(
         f"groundwatch demo: serving {base}  (findings page {base}/, metrics {base}/metrics)",
         file=sys.stderr,
     )
-    traces: list[RagTrace] = [validate_trace(t, settings.limits) for t in load_sample_traces()]
-    pause = duration / max(1, len(traces))
-    half = len(traces) // 2
+    # Prometheus (when asked for) stops before the API does, on every exit path.
     try:
-        for i, trace in enumerate(traces):
-            if i == half:
-                print(
-                    "groundwatch demo: -- a bad deploy happens now (prompt v8, weaker retrieval) --",
-                    file=sys.stderr,
-                )
-            while True:
-                try:
-                    _ingest_valid(runtime, [trace], "demo")
-                    break
-                except QueueFullError:
-                    time.sleep(0.1)
-            time.sleep(pause)
-            if (i + 1) % 40 == 0:
-                print(f"groundwatch demo: replayed {i + 1}/{len(traces)} traces", file=sys.stderr)
-        runtime.queue.join(timeout=120)
-        _print_summary(runtime)
-        if serve_forever:
-            print("groundwatch demo: still serving; Ctrl-C stops", file=sys.stderr)
-            thread.join()
+        with contextlib.ExitStack() as stack:
+            alert_log = None
+            if with_prometheus and prometheus is not None:
+                alert_log = _start_prometheus(stack, prometheus, f"{host}:{port}", rules, settings)
+            return _replay(settings, runtime, thread, duration, serve_forever, rules, alert_log)
     except KeyboardInterrupt:
-        pass
+        return 0
+    except RuntimeError as exc:
+        print(f"groundwatch demo: {exc}", file=sys.stderr)
+        return 1
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+def _start_prometheus(
+    stack: contextlib.ExitStack, binary: str, target: str, rules: Path, settings: Settings
+) -> Any:
+    from groundwatch.cli.demo_prometheus import AlertLog, local_prometheus, scaled_rules
+
+    compression = 3600 / settings.windows.export_windows_s["1h"]
+    scaled, changed = scaled_rules(rules, compression)
+    url = stack.enter_context(local_prometheus(binary, target, scaled))
+    print(
+        f"groundwatch demo: prometheus {url} scrapes the demo every 1s with {rules};"
+        f" time runs {compression:.0f}x faster here, so for: is scaled"
+        f" ({', '.join(sorted(set(changed.values())))})",
+        file=sys.stderr,
+    )
+    longest = max((parse_duration(v.split(" -> ")[1]) for v in changed.values()), default=1.0)
+    return AlertLog(url, longest_for_s=longest)
+
+
+def _replay(  # noqa: PLR0917 - one private call site
+    settings: Settings,
+    runtime: Any,
+    thread: threading.Thread,
+    duration: float,
+    serve_forever: bool,
+    rules: Path,
+    alert_log: Any,
+) -> int:
+    from groundwatch.api.app import QueueFullError, _ingest_valid
+
+    traces: list[RagTrace] = [validate_trace(t, settings.limits) for t in load_sample_traces()]
+    pause = duration / max(1, len(traces))
+    half = len(traces) // 2
+    started = last_poll = time.monotonic()
+    for i, trace in enumerate(traces):
+        if alert_log is not None and time.monotonic() - last_poll >= 1.0:
+            alert_log.poll()
+            last_poll = time.monotonic()
+        if i == half:
+            print(
+                "groundwatch demo: -- a bad deploy happens now (prompt v8, weaker retrieval) --",
+                file=sys.stderr,
+            )
+        while True:
+            try:
+                _ingest_valid(runtime, [trace], "demo")
+                break
+            except QueueFullError:
+                time.sleep(0.1)
+        time.sleep(pause)
+        if (i + 1) % 40 == 0:
+            print(f"groundwatch demo: replayed {i + 1}/{len(traces)} traces", file=sys.stderr)
+    runtime.queue.join(timeout=120)
+    elapsed = time.monotonic() - started
+    _print_summary(runtime)
+    _print_conclusion(runtime, settings, rules, elapsed)
+    if alert_log is not None:
+        # A few evaluations past the longest scaled for: so pending alerts can fire.
+        until = time.monotonic() + alert_log.longest_for_s + 5.0
+        while time.monotonic() < until:
+            alert_log.poll()
+            time.sleep(1.0)
+        lines = alert_log.lines(started)
+        print(
+            "\nPrometheus alerts seen (first pending / firing, seconds since the replay began;"
+            " for: scaled as above):"
+        )
+        print("\n".join(lines) if lines else "  none went pending")
+    if serve_forever:
+        print("groundwatch demo: still serving; Ctrl-C stops", file=sys.stderr)
+        thread.join()
     return 0
 
 
@@ -134,3 +217,40 @@ def _print_summary(runtime: Any) -> None:
         print(f"  {label:32s} {totals.get(name, 0.0):.0f}", file=sys.stderr)
     for verdict, value in sorted(by_verdict.items()):
         print(f"    claims {verdict:24s} {value:.0f}", file=sys.stderr)
+
+
+def _print_conclusion(runtime: Any, settings: Settings, rules: Path, elapsed: float) -> None:
+    """The before/after table and which shipped alert rules would fire, on stdout."""
+    from prometheus_client import generate_latest
+
+    from groundwatch.cli.demo_alerts import evaluate_rules, format_rules, format_table, table_rows
+    from groundwatch.observability.windows_collector import build_report
+    from groundwatch.state.buckets import ALL
+
+    reader = runtime.windows
+    report = build_report(reader, settings)
+    cur_s = settings.windows.current_window_s
+    reference, current = reader.summaries_many(
+        [report.reference_range, (report.now - cur_s, report.now)]
+    )
+    half = settings.windows.export_windows_s["1h"]
+    print(
+        f"\nBefore / after the bad deploy (slice all; healthy = drift reference, bad = last {half}s):"
+    )
+    print(format_table(table_rows(reference.get(ALL), current.get(ALL), report)))
+    promtool = os.environ.get("GROUNDWATCH_DEMO_PROMTOOL") or shutil.which("promtool")
+    print(f"\nShipped alert rules ({rules}) on these values, evaluated by promtool:")
+    if promtool is None or not Path(promtool).is_file():
+        print("  not evaluated: promtool is not installed (apt-get install prometheus)")
+        return
+    text = generate_latest(runtime.registry).decode("utf-8")
+    try:
+        verdicts = evaluate_rules(text, rules, elapsed, promtool)
+    except (RuntimeError, OSError, ValueError) as exc:
+        print(f"  not evaluated: {exc}")
+        return
+    print(format_rules(verdicts))
+    print(
+        f"  (values as exported at the end of the replay, held for an hour; counters at the\n"
+        f'  replay\'s rate. The demo compresses time: its window "1h" is the last {half}s.)'
+    )

@@ -22,6 +22,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -93,6 +94,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument(
         "--serve-forever", action="store_true", help="keep serving after the replay (Ctrl-C stops)"
+    )
+    demo.add_argument(
+        "--with-prometheus",
+        action="store_true",
+        help="also run a local Prometheus (the Debian package's binary) with the shipped alert "
+        "rules scraping the demo, and print the alerts that went pending and firing",
+    )
+    demo.add_argument(
+        "--rules",
+        type=Path,
+        default=None,
+        help="alert rules to evaluate (default: dashboards/alerts.yml of the source tree)",
     )
 
     ev = _sub(
@@ -213,6 +226,8 @@ def _run(args: argparse.Namespace) -> int:
             port=args.port,
             duration=args.duration,
             serve_forever=args.serve_forever,
+            with_prometheus=args.with_prometheus,
+            rules=args.rules,
         )
     if command == "evaluate":
         from groundwatch.evaluation.batch import run_batch

@@ -1,0 +1,163 @@
+"""``groundwatch demo --with-prometheus``: a real Prometheus scraping the demo with the shipped rules.
+
+Starts the Debian package's ``prometheus`` binary on a free loopback port with a temporary data
+directory, a one-second scrape and evaluation interval and ``dashboards/alerts.yml``. The rule
+expressions are the shipped ones; only the ``for:`` durations are divided by the demo's time
+compression (the demo's ``1h`` window is the last half of the replay), which is printed. The
+process is stopped and its directory removed on every exit path (end, Ctrl-C, failure).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from groundwatch.cli.demo_alerts import parse_duration
+
+__all__ = ["MISSING", "AlertLog", "local_prometheus", "scaled_rules"]
+
+MISSING = (
+    "prometheus is not installed: --with-prometheus runs the Debian package's binary "
+    "(apt-get install prometheus), or set GROUNDWATCH_DEMO_PROMETHEUS to its path"
+)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def scaled_rules(rules_path: Path, compression: float) -> tuple[dict[str, Any], dict[str, str]]:
+    """The shipped rules with ``for:`` divided by ``compression`` (at least 1s) and a 1s group
+    interval; also ``{alert: "10m -> 4s"}`` for the printout."""
+    rules = yaml.safe_load(rules_path.read_text("utf-8"))
+    changed: dict[str, str] = {}
+    for group in rules["groups"]:
+        group["interval"] = "1s"
+        for rule in group["rules"]:
+            if "for" in rule:
+                seconds = max(1, math.ceil(parse_duration(str(rule["for"])) / compression))
+                changed[rule["alert"]] = f"{rule['for']} -> {seconds}s"
+                rule["for"] = f"{seconds}s"
+    return rules, changed
+
+
+class AlertLog:
+    """Alert states seen through /api/v1/alerts, in the order they were first seen."""
+
+    def __init__(self, url: str, *, longest_for_s: float = 1.0) -> None:
+        self.url = url
+        self.longest_for_s = longest_for_s
+        self.seen: dict[tuple[str, str, str], float] = {}  # (alert, labels, state) -> time
+
+    def poll(self) -> None:
+        try:
+            with urllib.request.urlopen(f"{self.url}/api/v1/alerts", timeout=5) as resp:  # noqa: S310 - loopback
+                alerts = json.loads(resp.read())["data"]["alerts"]
+        except (OSError, ValueError, KeyError):
+            return
+        for alert in alerts:
+            labels = alert["labels"]
+            where = ", ".join(
+                f"{k}={labels[k]}"
+                for k in ("slice_key", "slice_value", "metric", "rate")
+                if k in labels
+            )
+            key = (labels["alertname"], where, alert["state"])
+            self.seen.setdefault(key, time.monotonic())
+
+    def lines(self, since: float) -> list[str]:
+        """One line per alert: when it first went pending and firing, and on which series."""
+        alerts: dict[str, dict[str, Any]] = {}
+        for (alert, where, state), at in self.seen.items():
+            entry = alerts.setdefault(alert, {"pending": None, "firing": None, "series": set()})
+            entry[state] = at if entry.get(state) is None else min(entry[state], at)
+            entry["series"].add(where)
+        out = []
+        for alert, entry in sorted(
+            alerts.items(), key=lambda kv: min(kv[1]["pending"] or 1e18, kv[1]["firing"] or 1e18)
+        ):
+            when = ", ".join(
+                f"{state} +{entry[state] - since:.0f}s"
+                for state in ("pending", "firing")
+                if entry[state] is not None
+            )
+            series = sorted(s for s in entry["series"] if s)
+            shown = "; ".join(series[:3]) + ("; ..." if len(series) > 3 else "")
+            count = f"{len(series)} series" if series else "1 series"
+            out.append(f"  {alert:36s} {when:30s} {count}" + (f": {shown}" if shown else ""))
+        return out
+
+
+@contextlib.contextmanager
+def local_prometheus(
+    binary: str, target: str, rules: dict[str, Any], *, startup_timeout: float = 30.0
+) -> Iterator[str]:
+    """Run Prometheus scraping ``target`` (host:port) with ``rules``; yield its base URL."""
+    workdir = Path(tempfile.mkdtemp(prefix="groundwatch-prometheus-"))
+    proc: subprocess.Popen[bytes] | None = None
+    log = (workdir / "prometheus.log").open("wb")
+    try:
+        (workdir / "rules.yml").write_text(yaml.safe_dump(rules), "utf-8")
+        config = {
+            "global": {
+                "scrape_interval": "1s",
+                "evaluation_interval": "1s",
+                "scrape_timeout": "1s",
+            },
+            "rule_files": [str(workdir / "rules.yml")],
+            "scrape_configs": [
+                {"job_name": "groundwatch", "static_configs": [{"targets": [target]}]}
+            ],
+        }
+        (workdir / "prometheus.yml").write_text(yaml.safe_dump(config), "utf-8")
+        port = _free_port()
+        proc = subprocess.Popen(  # noqa: S603 - the local prometheus binary
+            [
+                binary,
+                f"--config.file={workdir / 'prometheus.yml'}",
+                f"--storage.tsdb.path={workdir / 'data'}",
+                f"--web.listen-address=127.0.0.1:{port}",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + startup_timeout
+        while True:
+            if proc.poll() is not None:
+                tail = (workdir / "prometheus.log").read_text("utf-8", "replace")[-1500:]
+                raise RuntimeError(f"prometheus exited with {proc.returncode}: {tail}")
+            with (
+                contextlib.suppress(OSError),
+                urllib.request.urlopen(f"{url}/-/ready", timeout=1) as resp,  # noqa: S310
+            ):
+                if resp.status == 200:
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"prometheus not ready on {url} after {startup_timeout:.0f}s")
+            time.sleep(0.2)
+        yield url
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+        log.close()
+        shutil.rmtree(workdir, ignore_errors=True)
