@@ -147,10 +147,20 @@ class RedisServer:
 
     def restart(self, down_s: float = 0.0) -> None:
         """Stop and start again on the same port (state is lost: no persistence)."""
+        with self.down():
+            time.sleep(down_s)
+
+    @contextlib.contextmanager
+    def down(self) -> Iterator[None]:
+        """Stopped (port closed) inside the block, started again on the same port after it,
+        also when the block fails; the new server is empty (no persistence)."""
         _stop(self.proc)
-        time.sleep(down_s)
-        fresh = RedisServer.spawn(self.port)
-        self.proc = fresh.proc
+        try:
+            yield
+        finally:
+            fresh = RedisServer.spawn(self.port)
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.proc, self.workdir = fresh.proc, fresh.workdir
 
 
 @dataclass

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from groundwatch.api.findings import findings_router
 from groundwatch.settings import FindingsSettings, RedisSettings, Settings, WindowSettings
 from groundwatch.state.findings import InvalidCursorError, MemoryFindingStore
-from groundwatch.state.redis_store import RedisFindingStore, redis_client
+from groundwatch.state.redis_store import RedisClient, RedisFindingStore, redis_client
 from groundwatch.state.stores import Finding
 from groundwatch.state.windows import MemoryWindowStore
 from tests.helpers_windows import FakeClock, obs, record
@@ -44,19 +44,43 @@ def finding(i: int, ts: float, tenant: str = "acme", claim_index: int = 0) -> Fi
     )
 
 
+MEMORY_IS_PROCESS_LOCAL = (
+    "MemoryFindingStore is process-local: replicas cannot share it by design (state=memory "
+    "keeps findings per replica); the replica case runs on Redis and Redis Cluster"
+)
+
+
 @pytest.fixture(params=["memory", "redis", "cluster"])
 def make_findings(
     request: pytest.FixtureRequest, unique_name: str
 ) -> Iterator[Callable[[int], FStore]]:
+    """A factory of finding stores on one state: a new RedisFindingStore (a replica, with its
+    own connection) per call on the same prefix. The memory store cannot be shared between
+    replicas: tests marked ``replicas`` skip it, and any other test gets one store only."""
     if request.param == "memory":
-        yield lambda max_items: MemoryFindingStore(_settings(unique_name, max_items))
+        if request.node.get_closest_marker("replicas"):
+            pytest.skip(MEMORY_IS_PROCESS_LOCAL)
+        made: list[FStore] = []
+
+        def make_memory(max_items: int) -> FStore:
+            assert not made, "a second store is a replica: mark the test @pytest.mark.replicas"
+            made.append(MemoryFindingStore(_settings(unique_name, max_items)))
+            return made[0]
+
+        yield make_memory
         return
     server = request.getfixturevalue(
         "redis_server" if request.param == "redis" else "redis_cluster"
     )
-    client = redis_client(Settings(redis=RedisSettings(url=server.url)))
-    yield lambda max_items: RedisFindingStore(client, _settings(unique_name, max_items))
-    client.close()
+    clients: list[RedisClient] = []
+
+    def make(max_items: int) -> FStore:
+        clients.append(redis_client(Settings(redis=RedisSettings(url=server.url))))
+        return RedisFindingStore(clients[-1], _settings(unique_name, max_items))
+
+    yield make
+    for client in clients:
+        client.close()
 
 
 def test_add_is_idempotent(make_findings: Callable[[int], FStore]) -> None:
@@ -117,20 +141,35 @@ def test_bad_cursor(make_findings: Callable[[int], FStore]) -> None:
         make_findings(10).page(cursor="!!not-a-cursor")
 
 
-def test_concurrent_adds_from_two_writers(make_findings: Callable[[int], FStore]) -> None:
-    store = make_findings(10_000)
-    counts: list[int] = []
+def _add_concurrently(stores: list[FStore]) -> list[int]:
+    """Each store adds the same 200 findings from its own thread; returns what each added."""
+    counts: list[int] = [0] * len(stores)
 
-    def run() -> None:
-        counts.append(sum(store.add([finding(i, float(i))]) for i in range(200)))
+    def run(n: int) -> None:
+        counts[n] = sum(stores[n].add([finding(i, float(i))]) for i in range(200))
 
-    threads = [threading.Thread(target=run) for _ in range(2)]
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(len(stores))]
     for t in threads:
         t.start()
     for t in threads:
         t.join(30)
-    assert sum(counts) == 200
+    return counts
+
+
+def test_concurrent_adds_from_two_threads(make_findings: Callable[[int], FStore]) -> None:
+    store = make_findings(10_000)
+    assert sum(_add_concurrently([store, store])) == 200
     assert store.page(limit=1).total == 200
+
+
+@pytest.mark.replicas
+def test_two_replicas_add_each_finding_once(make_findings: Callable[[int], FStore]) -> None:
+    one, two = make_findings(10_000), make_findings(10_000)
+    assert sum(_add_concurrently([one, two])) == 200
+    assert one.page(limit=1).total == two.page(limit=1).total == 200
+    # what one replica wrote, the other pages through
+    one.add([finding(9999, 9999.0)])
+    assert two.page(limit=1).items[0].trace_id == "t9999"
 
 
 def test_http_routes(unique_name: str) -> None:

@@ -21,6 +21,10 @@ from tests.helpers_windows import FakeClock, obs, record
 from tests.infra import RedisServer, free_port
 
 Store = MemoryWindowStore | RedisWindowStore
+MEMORY_IS_PROCESS_LOCAL = (
+    "MemoryWindowStore is process-local: replicas cannot share it by design (state=memory "
+    "keeps one window per replica); the replica case runs on Redis and Redis Cluster"
+)
 MakeStore = Callable[[], Store]
 
 
@@ -47,13 +51,24 @@ def clock() -> FakeClock:
 def make_store(
     request: pytest.FixtureRequest, unique_name: str, clock: FakeClock
 ) -> Iterator[MakeStore]:
-    """A factory of store instances sharing one state: a new RedisWindowStore (a replica)
-    per call on the same prefix (standalone Redis, or a 3-master Redis Cluster), or the one
-    process-local MemoryWindowStore."""
+    """A factory of store instances sharing one state: a new RedisWindowStore (a replica,
+    with its own connection) per call on the same prefix (standalone Redis, or a 3-master
+    Redis Cluster). The MemoryWindowStore is process-local by design (docs/metrics.md: each
+    replica keeps its own windows), so it cannot stand for two replicas: tests marked
+    ``replicas`` skip it, and any other test gets it once."""
     settings = _settings(unique_name)
     if request.param == "memory":
+        if request.node.get_closest_marker("replicas"):
+            pytest.skip(MEMORY_IS_PROCESS_LOCAL)
         memory = MemoryWindowStore(settings, clock=clock)
-        yield lambda: memory
+        made: list[Store] = []
+
+        def make_memory() -> Store:
+            assert not made, "a second store is a replica: mark the test @pytest.mark.replicas"
+            made.append(memory)
+            return memory
+
+        yield make_memory
         return
     server = request.getfixturevalue(
         "redis_server" if request.param == "redis" else "redis_cluster"
@@ -159,6 +174,7 @@ def test_redelivery_never_double_counts(make_store: MakeStore, clock: FakeClock)
     assert total.count("evaluated") == 1
 
 
+@pytest.mark.replicas
 def test_slice_top_n_shared_between_replicas(make_store: MakeStore, unique_name: str) -> None:
     one, two = make_store(), make_store()
     first = SliceMapper(["tenant"], 2, admit=lambda k, v: one.admit_slice_value(k, v, 2))
@@ -209,6 +225,7 @@ def test_timestamp_bounds_skew_counts_now_far_future_and_expired_past_rejected(
     assert store.summaries(now - 7200, now)[ALL].count("received") == 2
 
 
+@pytest.mark.replicas
 def test_two_replicas_concurrently_count_each_trace_once(
     make_store: MakeStore, clock: FakeClock
 ) -> None:
@@ -245,12 +262,24 @@ def test_baseline_roundtrip(make_store: MakeStore) -> None:
     assert store.load_baseline() is None
     summary = WindowSummary(counts={"scored": 5.0})
     store.save_baseline(Baseline(1.0, 2.0, 3.0, "v", {ALL: summary}))
-    loaded = make_store().load_baseline()
+    loaded = store.load_baseline()
     assert loaded is not None
     assert loaded.slices[ALL].count("scored") == 5.0
     assert loaded.metric_version == "v"
     assert store.delete_baseline() is True
     assert store.delete_baseline() is False
+    assert store.load_baseline() is None
+
+
+@pytest.mark.replicas
+def test_baseline_shared_between_replicas(make_store: MakeStore) -> None:
+    one, two = make_store(), make_store()
+    one.save_baseline(Baseline(1.0, 2.0, 3.0, "v", {ALL: WindowSummary(counts={"scored": 5.0})}))
+    loaded = two.load_baseline()
+    assert loaded is not None
+    assert loaded.slices[ALL].count("scored") == 5.0
+    assert two.delete_baseline() is True
+    assert one.load_baseline() is None
 
 
 def test_unreachable_redis_raises_store_unavailable(unique_name: str) -> None:
@@ -275,21 +304,39 @@ def test_layout_is_validated(unique_name: str) -> None:
     assert isinstance(MemoryWindowStore(_settings(unique_name)), BucketWindows)
 
 
-def test_redis_restart_is_retriable_and_recovers(
-    redis_server: RedisServer, unique_name: str
-) -> None:
-    """While Redis is down writes raise the retriable error; after it returns (empty, without
-    the Lua script cache) the same store instance works again."""
+def test_redis_restart_is_retriable_and_recovers(unique_name: str) -> None:
+    """While Redis is down a write raises the retriable error and changes nothing; after Redis
+    returns (empty, without the Lua script cache) the same store instance takes the retried
+    batch: counted once, nothing lost, and a second retry is a duplicate."""
+    server = RedisServer.spawn()
     client = redis.Redis.from_url(
-        redis_server.url, socket_timeout=1, socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0)
+        server.url, socket_timeout=1, socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0)
     )
     store = RedisWindowStore(client, _settings(unique_name))
     now = store.now()
-    assert store.observe_ingest([obs("before", now)]) == [True]
-    redis_server.restart(down_s=0)
-    assert store.observe_ingest([obs("after", now), obs("before", now)]) == [True, True]
-    assert store.summaries(now - 60, now)[ALL].count("received") == 2
-    client.close()
+    batch = [obs("during-1", now), obs("during-2", now, {"tenant": "acme"})]
+    try:
+        assert store.observe_ingest([obs("before", now)]) == [True]
+        with server.down():
+            assert store.ping() is False
+            with pytest.raises(StoreUnavailableError) as exc:
+                store.observe_ingest(batch)
+            assert exc.value.retriable is True
+            with pytest.raises(StoreUnavailableError) as exc:
+                store.observe_evaluations([(record("during-1"), {}, now)])
+            assert exc.value.retriable is True
+        # the server is back, empty: the consumer retries the batch it could not write
+        assert store.ping() is True
+        assert store.observe_ingest(batch) == [True, True]
+        assert store.observe_evaluations([(record("during-1"), {}, now)]) == [True]
+        assert store.observe_ingest(batch) == [False, False]  # a redelivery is not recounted
+        total = store.summaries(now - 60, now)[ALL]
+        assert total.count("received") == 2
+        assert total.count("scored") == 1
+        assert store.summaries(now - 60, now)["tenant", "acme"].count("received") == 1
+    finally:
+        server.stop()
+        client.close()
 
 
 def test_redis_down_raises_retriable_error(unique_name: str) -> None:
