@@ -158,6 +158,44 @@ def _wait(predicate: Any, timeout: float, what: str) -> Any:
     raise AssertionError(f"timed out waiting for {what}; last={last!r}")
 
 
+def _rule_group_counters(prom: str) -> dict[str, float]:
+    """Prometheus's own counters for the shipped rule group, from its /metrics: scheduled
+    iterations, missed ones and failed rule evaluations."""
+    with urllib.request.urlopen(f"{prom}/metrics", timeout=5) as resp:  # loopback only
+        text = resp.read().decode()
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        name, _, rest = line.partition("{")
+        if ';groundwatch"' in rest and name in {
+            "prometheus_rule_group_iterations_total",
+            "prometheus_rule_group_iterations_missed_total",
+            "prometheus_rule_evaluation_failures_total",
+        }:
+            out[name] = float(rest.rsplit(" ", 1)[1])
+    assert "prometheus_rule_group_iterations_total" in out, "rule group 'groundwatch' not loaded"
+    return out
+
+
+def _evaluated(counters: dict[str, float]) -> float:
+    return counters["prometheus_rule_group_iterations_total"] - counters.get(
+        "prometheus_rule_group_iterations_missed_total", 0.0
+    )
+
+
+def _wait_rule_evaluations(prom: str, n: int, timeout: float) -> None:
+    """Wait until the rule group has really been evaluated ``n`` more times from now (missed
+    iterations do not count), with no failed rule evaluation: silence after this means the
+    rules saw the data and did not fire, not that they have not run yet."""
+    before = _rule_group_counters(prom)
+    _wait(
+        lambda: _evaluated(_rule_group_counters(prom)) >= _evaluated(before) + n,
+        timeout,
+        f"{n} evaluations of the alert rules",
+    )
+    failures = "prometheus_rule_evaluation_failures_total"
+    assert _rule_group_counters(prom).get(failures, 0.0) == before.get(failures, 0.0)
+
+
 def _alerts(prom: str) -> list[dict[str, Any]]:
     return list(_get(f"{prom}/api/v1/alerts")["data"]["alerts"])
 
@@ -184,7 +222,8 @@ def test_drift_alert_fires_through_real_prometheus(
     )
     assert mean
     assert float(mean[0]["value"][1]) == pytest.approx((30 * 0.75 + 10 * 1.0) / 40)
-    time.sleep(3)  # several rule evaluations on stable data
+    # the stable data has been scraped; silence counts only once the rules have run on it
+    _wait_rule_evaluations(prometheus, 3, 20)
     assert not [a for a in _alerts(prometheus) if a["labels"]["alertname"].endswith("Drift")]
 
     # shift: faithfulness collapses and retrieval scores drop
@@ -264,7 +303,8 @@ def test_stationary_slices_stay_silent_while_the_shifted_one_fires(
     )
     tests = _query(prometheus, "groundwatch_drift_tests")
     assert float(tests[0]["value"][1]) >= 22  # 11 tenants x (>= faithfulness, retrieval)
-    time.sleep(6)  # several more rule evaluations
+    # the shifted tenant fired, so the data is scraped; several more evaluations on it
+    _wait_rule_evaluations(prometheus, 5, 30)
     got = tenant_drift_alerts()
     assert ("GroundwatchRetrievalDrift", "moved", "firing") in got
     assert {v for _, v, _ in got} == {"moved"}, got
