@@ -71,11 +71,14 @@ class AlertLog:
             return
         for alert in alerts:
             labels = alert["labels"]
-            where = ", ".join(
-                f"{k}={labels[k]}"
-                for k in ("slice_key", "slice_value", "metric", "rate")
+            where = " ".join(
+                f"{labels['slice_key']}={labels.get('slice_value', '')}"
+                if k == "slice_key"
+                else labels[k]
+                for k in ("slice_key", "metric", "rate")
                 if k in labels
             )
+            where = where.replace("all=all", "all", 1)
             key = (labels["alertname"], where, alert["state"])
             self.seen.setdefault(key, time.monotonic())
 
