@@ -537,3 +537,213 @@ def test_store_unavailable_bodies_do_not_reveal_the_store_address() -> None:
             assert leak not in text, (name, leak, text)
     assert responses["findings"].json()["error"] == "unavailable"
     assert "store unavailable" in responses["page"].text
+
+
+# --- row: /docs loads Swagger from a CDN without CSP ----------------------------------------
+
+
+def test_docs_are_off_by_default_and_served_under_a_csp_when_enabled() -> None:
+    import base64
+    import hashlib
+    import re
+
+    with _client(_settings()) as (client, _):
+        assert client.get("/docs").status_code == 404
+        assert client.get("/redoc").status_code == 404
+        assert client.get("/openapi.json").status_code == 200
+    with _client(_settings(api={"docs": True})) as (client, _):
+        for path in ("/docs", "/redoc"):
+            page = client.get(path)
+            assert page.status_code == 200, path
+            csp = page.headers["content-security-policy"]
+            directives = dict(d.strip().split(" ", 1) for d in csp.split(";") if " " in d.strip())
+            script_src = directives["script-src"].split()
+            assert "'unsafe-inline'" not in script_src
+            assert "*" not in script_src
+            assert directives["default-src"] == "'none'"
+            assert "frame-ancestors" in directives
+            # Every external script comes from the one allowed CDN, at a pinned x.y.z version.
+            sources = re.findall(r'<script src="([^"]+)"', page.text)
+            assert sources
+            for src in sources:
+                assert src.startswith("https://cdn.jsdelivr.net/"), src
+                assert re.search(r"@\d+\.\d+\.\d+/", src), src
+            # Each inline script is allowed by its exact hash, nothing else inline runs.
+            for script in re.findall(r"<script>(.*?)</script>", page.text, re.S):
+                digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+                assert f"'sha256-{digest}'" in script_src
+            assert "fonts.googleapis" not in page.text
+            assert "fastapi.tiangolo.com" not in page.text
+
+
+# --- row: no header/body read timeouts ------------------------------------------------------
+
+
+@contextmanager
+def _real_server(settings: Settings) -> Iterator[int]:
+    """The app behind ``serve_app`` (the ``serve`` command's uvicorn) on a free loopback port."""
+    import threading
+
+    from groundwatch.cli.commands import serve_app
+    from tests.infra import free_port, wait_port
+
+    runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
+    port = free_port()
+    server = serve_app(create_app(settings, runtime=runtime), "127.0.0.1", port, settings)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        wait_port(port)
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+    assert not thread.is_alive()
+
+
+def _trickle_until_closed(
+    sock: Any, chunks: Iterator[bytes], limit_s: float, every_s: float = 0.1
+) -> tuple[float, bytes]:
+    """Send a chunk every ``every_s`` until the server closes; (seconds it took, bytes read)."""
+    import socket
+
+    start = time.monotonic()
+    received = b""
+    sock.settimeout(every_s)
+    while time.monotonic() - start < limit_s:
+        try:
+            data = sock.recv(4096)
+        except TimeoutError:
+            try:
+                sock.sendall(next(chunks))
+            except (BrokenPipeError, ConnectionResetError):
+                return time.monotonic() - start, received
+            continue
+        except ConnectionResetError:
+            return time.monotonic() - start, received
+        if not data:
+            return time.monotonic() - start, received
+        received += data
+    sock.shutdown(socket.SHUT_RDWR)
+    raise AssertionError(f"connection still open after {limit_s} s (read {received[:200]!r})")
+
+
+def _forever(chunk: bytes) -> Iterator[bytes]:
+    while True:
+        yield chunk
+
+
+def test_slow_headers_and_bodies_are_cut_off_by_read_timeouts() -> None:
+    import socket
+
+    header_s, body_s = 1.0, 1.5
+    settings = _settings(
+        api={"header_timeout_s": header_s, "body_timeout_s": body_s, "keep_alive_s": 30}
+    )
+    limit = 15.0  # generous: the machine may be loaded; without the guard it never closes
+    with _real_server(settings) as port:
+
+        def connect() -> socket.socket:
+            return socket.create_connection(("127.0.0.1", port), timeout=5)
+
+        # 1. Headers trickled a line at a time: 408, then closed.
+        with connect() as sock:
+            sock.sendall(b"POST /v1/evaluate HTTP/1.1\r\nHost: x\r\n")
+            took, got = _trickle_until_closed(sock, _forever(b"X-Slow: 1\r\n"), limit)
+            assert got.startswith(b"HTTP/1.1 408 "), got[:100]
+            assert header_s * 0.8 <= took, took
+        # 2. Connected, nothing sent: closed quietly.
+        with connect() as sock:
+            took, got = _trickle_until_closed(sock, _forever(b""), limit)
+            assert got == b""
+            assert header_s * 0.8 <= took, took
+        # 3. Headers complete, body trickled: closed.
+        head = (
+            "POST /v1/evaluate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"Authorization: Bearer {TOKEN}\r\nContent-Length: 100000\r\n\r\n"
+        ).encode()
+        with connect() as sock:
+            sock.sendall(head + b'{"trace_id": "')
+            took, got = _trickle_until_closed(sock, _forever(b"a"), limit)
+            assert body_s * 0.8 <= took, took
+        # 4. A kept-alive connection: a prompt request is served, then the next one's headers
+        #    trickle and are cut off; the header clock restarted after the first response.
+        with connect() as sock:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            first = b""
+            while not first.endswith(b'{"status":"ok"}'):
+                data = sock.recv(4096)
+                assert data, first
+                first += data
+            assert first.startswith(b"HTTP/1.1 200 "), first[:100]
+            time.sleep(header_s * 0.5)
+            sock.sendall(b"GET /healthz HTTP/1.1\r\n")
+            took, got = _trickle_until_closed(sock, _forever(b"X-Slow: 1\r\n"), limit)
+            assert got.startswith(b"HTTP/1.1 408 "), got[:100]
+        # 5. A normal request with its body is unaffected.
+        with connect() as sock:
+            body = json.dumps(make_trace("rt-ok")).encode()
+            sock.sendall(
+                head.replace(b"Content-Length: 100000", b"Content-Length: %d" % len(body)) + body
+            )
+            sock.settimeout(10)
+            reply = sock.recv(65536)
+            assert reply.startswith(b"HTTP/1.1 200 "), reply[:200]
+
+
+# --- row: DEBUG logs carry passage sentences ------------------------------------------------
+
+MARKER = "zq7marker"
+
+
+def _chatty_verdict(claim: str, trace: Any) -> Any:
+    """A judge that logs what judges log when debugging: sentences, passages, claims, errors."""
+    import logging
+
+    judge_log = logging.getLogger("groundwatch.judges.chatty")
+    passage = trace.context_texts()[0]
+    judge_log.debug("candidate cos=%.2f %s | %s", 0.91, passage[:80], claim)
+    judge_log.debug(f"f-string sentence: {passage[10:90]}")
+    judge_log.info("question was %r", trace.question)
+    judge_log.warning("claim %s", claim, exc_info=ValueError(f"cannot parse {claim!r}"))
+    judge_log.debug("trace %s judged with %d passages", trace.trace_id, len(trace.contexts))
+    return "contradicted"
+
+
+def _marker_trace(trace_id: str) -> dict[str, Any]:
+    return make_trace(
+        trace_id,
+        question=f"What does the {MARKER} plan cost per month for a team?",
+        answer=f"The {MARKER} plan costs 40 dollars per month.",
+        contexts=[f"Pricing: the {MARKER} plan costs 40 dollars per month, billed yearly."],
+    )
+
+
+@pytest.mark.parametrize("mode", ["mask", "hash", "drop_text", "off"])
+def test_no_trace_text_in_logs_at_any_level_unless_redaction_is_off(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    redaction: dict[str, Any] = {"mode": mode}
+    if mode == "hash":
+        redaction["hash_key"] = "k" * 32
+    caplog.set_level(logging.DEBUG)
+    with _client(_settings(redaction=redaction), judge=FakeJudge(_chatty_verdict)) as (client, rt):
+        reply = client.post("/v1/evaluate", json=_marker_trace("log-1"), headers=AUTH)
+        assert reply.status_code == 200
+        assert (
+            client.post("/v1/rag-traces", json=[_marker_trace("log-2")], headers=AUTH).status_code
+            == 202
+        )
+        assert rt.queue.join(10)
+    text = "\n".join(caplog.text.splitlines()) + "\n".join(r.getMessage() for r in caplog.records)
+    chatty = [r for r in caplog.records if r.name == "groundwatch.judges.chatty"]
+    assert len(chatty) >= 10  # both paths logged, at DEBUG, INFO and WARNING
+    assert "trace log-1 judged with 1 passages" in text  # ids and counts pass
+    assert "trace log-2 judged with 1 passages" in text
+    if mode == "off":
+        assert MARKER in text  # the operator chose to see text: the same logs carry it
+    else:
+        assert MARKER not in text
+        assert "[trace text]" in text

@@ -25,6 +25,7 @@ from groundwatch.evaluation.processing import TraceProcessor
 from groundwatch.evaluation.queue import EvaluationQueue
 from groundwatch.ingest.sampling import Sampler
 from groundwatch.judges.base import Judge
+from groundwatch.observability.log_guard import install_log_guard
 from groundwatch.observability.metrics import PipelineMetrics
 from groundwatch.settings import Settings
 from groundwatch.state.slices import SliceMapper
@@ -130,6 +131,7 @@ class Runtime:
         sinks: list[ResultSink] | None = None,
         with_kafka: bool = True,
     ) -> Runtime:
+        install_log_guard(settings.redaction.mode)  # before any judge can log trace text
         registry = registry or CollectorRegistry()
         metrics = PipelineMetrics(registry)
         if judge is None:

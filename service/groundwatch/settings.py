@@ -87,6 +87,23 @@ class ApiSettings(BaseModel):
     keep_alive_s: float = Field(
         default=5.0, description="Idle keep-alive connections are closed after this long."
     )
+    header_timeout_s: float = Field(
+        default=10.0,
+        gt=0.0,
+        description="A connection must send a request's line and headers within this long "
+        "(from connect or the previous response), else 408 and closed.",
+    )
+    body_timeout_s: float = Field(
+        default=60.0,
+        gt=0.0,
+        description="A request's body must arrive within this long after its headers, else the "
+        "connection is closed.",
+    )
+    docs: bool = Field(
+        default=False,
+        description="Serve Swagger UI at /docs and ReDoc at /redoc (scripts from "
+        "cdn.jsdelivr.net, pinned, under a CSP); /openapi.json is always served.",
+    )
     drain_timeout_s: float = Field(
         default=20.0,
         ge=0.0,

@@ -8,8 +8,9 @@ Usage::
 
 Endpoints: ``POST /v1/evaluate``, ``POST /v1/rag-traces``, ``POST /v1/traces`` (OTLP),
 ``GET /v1/findings``, ``GET /`` (findings page), ``GET /metrics``, ``GET /healthz``,
-``GET /readyz``, ``/docs``. No input ever yields a 500: every handler validates and every
-unexpected error becomes a JSON error with its kind, never a stack trace.
+``GET /readyz``, ``/openapi.json`` (``/docs``, ``/redoc`` only with ``api.docs``). No input
+ever yields a 500: every handler validates and every unexpected error becomes a JSON error with
+its kind, never a stack trace.
 """
 
 from __future__ import annotations
@@ -114,8 +115,14 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         version="0.1.0",
         description="Reference-free monitoring of RAG assistants: faithfulness, contradictions, drift.",
         lifespan=lifespan,
+        docs_url=None,  # /docs and /redoc only with GROUNDWATCH_API__DOCS=true, under a CSP
+        redoc_url=None,
     )
     app.add_middleware(BodySizeLimit, max_bytes=settings.api.max_body_bytes)
+    if settings.api.docs:
+        from groundwatch.api.docs import docs_router
+
+        app.include_router(docs_router(app.title, app.openapi_url or "/openapi.json"))
 
     def rt() -> Runtime:
         return runtime_

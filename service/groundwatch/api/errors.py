@@ -24,6 +24,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from groundwatch.contract.trace import TraceDecodeError
 
@@ -127,6 +128,13 @@ def install_error_handlers(app: FastAPI) -> None:
         errors = _validation_errors(exc)
         summary = "; ".join(f"{e['loc']}: {e['msg']}" for e in errors[:3])
         return error_response(422, "invalid_request", summary or "invalid request", errors)
+
+    @app.exception_handler(ClientDisconnect)
+    async def _gone(_: Request, exc: ClientDisconnect) -> JSONResponse:
+        # The client left (or a read timeout closed it) while its body was read: nobody to
+        # answer, nothing unexpected.
+        log.debug("client disconnected before its request body arrived")
+        return error_response(400, "client_disconnected", "client disconnected")
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:

@@ -35,16 +35,20 @@ def serve_app(app: Any, host: str, port: int, settings: Settings | None = None) 
     """A uvicorn server for ``app`` (not yet started); SIGTERM/SIGINT stop it gracefully.
 
     Bounded: at most ``api.max_inflight`` connections and requests at once (503 beyond),
-    idle keep-alive connections closed after ``api.keep_alive_s``, a shutdown that waits at
-    most ``api.drain_timeout_s`` for open requests (then the evaluation queue drains, bounded
-    by the same setting)."""
+    idle keep-alive connections closed after ``api.keep_alive_s``, request headers and bodies
+    that do not arrive within ``api.header_timeout_s`` / ``api.body_timeout_s`` cut off, a
+    shutdown that waits at most ``api.drain_timeout_s`` for open requests (then the evaluation
+    queue drains, bounded by the same setting)."""
     import uvicorn
+
+    from groundwatch.api.read_timeouts import guarded_h11
 
     api = (settings or Settings()).api
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
+        http=guarded_h11(api.header_timeout_s, api.body_timeout_s),
         log_level="warning",
         access_log=False,
         limit_concurrency=api.max_inflight,

@@ -35,6 +35,7 @@ from prometheus_client import CollectorRegistry, Counter
 
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import Judge, JudgeError, TraceJudgement
+from groundwatch.observability.log_guard import trace_texts
 
 __all__ = ["GuardedJudge", "OverBudget", "apply_budget"]
 
@@ -172,7 +173,9 @@ class GuardedJudge:
 
         def run() -> None:
             try:
-                call.result = self.inner.judge_batch(traces)
+                # Registered here too: an abandoned call outlives the caller's registration.
+                with trace_texts(traces):
+                    call.result = self.inner.judge_batch(traces)
             except BaseException as exc:  # handed to the waiting caller
                 call.error = exc
             finally:

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from groundwatch.contract.record import ClaimResult, ContextResult, EvaluationRecord
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import Judge, JudgeError, TraceJudgement
+from groundwatch.observability.log_guard import trace_texts
 
 __all__ = ["JUDGE_BUGS", "Evaluator", "record_from_judgement", "unscored_record"]
 
@@ -152,6 +153,10 @@ class Evaluator:
     def evaluate_batch(self, traces: Sequence[RagTrace]) -> list[EvaluationRecord]:
         if not traces:
             return []
+        with trace_texts(traces):  # nothing logged meanwhile carries their text
+            return self._evaluate_batch(traces)
+
+    def _evaluate_batch(self, traces: Sequence[RagTrace]) -> list[EvaluationRecord]:
         version = self.judge.version
         start = time.perf_counter()
         try:
