@@ -14,22 +14,16 @@ from fastapi.testclient import TestClient
 from groundwatch.api.app import create_app
 from groundwatch.contract.record import EvaluationRecord
 from groundwatch.runtime import Runtime
-from groundwatch.settings import Settings
+from tests.builders import build_settings
 from tests.fakes import FakeJudge
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD_SCHEMA = json.loads((ROOT / "schemas" / "evaluation-record.v1.schema.json").read_text())
 
 
-def _settings(**overrides: Any) -> Settings:
-    base: dict[str, Any] = {"state": "memory", "redaction": {"mode": "off"}}
-    base.update(overrides)
-    return Settings.model_validate(base)
-
-
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    settings = _settings(api={"max_body_bytes": 200_000, "max_batch": 50, "queue_size": 100})
+    settings = build_settings(api={"max_body_bytes": 200_000, "max_batch": 50, "queue_size": 100})
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
     with TestClient(create_app(settings, runtime=runtime)) as c:
         yield c
@@ -112,7 +106,7 @@ def test_huge_body_is_413(client: TestClient) -> None:
 
 
 def test_field_over_limit_is_rejected_with_its_name(client: TestClient) -> None:
-    settings = _settings(limits={"max_passages": 2})
+    settings = build_settings(limits={"max_passages": 2})
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
     with TestClient(create_app(settings, runtime=runtime)) as c:
         r = c.post("/v1/evaluate", json=trace(contexts=["a", "b", "c"]))
@@ -206,7 +200,7 @@ def test_health_ready_metrics_and_docs(client: TestClient) -> None:
 
 
 def test_queue_full_is_503_with_retry_after() -> None:
-    settings = _settings(api={"queue_size": 2})
+    settings = build_settings(api={"queue_size": 2})
     judge = FakeJudge(delay_s=0.5)
     runtime = Runtime.build(settings, judge=judge, with_kafka=False)
     with TestClient(create_app(settings, runtime=runtime)) as c:
@@ -223,7 +217,7 @@ def test_queue_full_is_503_with_retry_after() -> None:
 
 
 def test_judge_failure_is_an_unscored_record_not_a_500() -> None:
-    settings = _settings()
+    settings = build_settings()
     runtime = Runtime.build(settings, judge=FakeJudge(fail=True), with_kafka=False)
     with TestClient(create_app(settings, runtime=runtime)) as c:
         r = c.post("/v1/evaluate", json=trace())

@@ -20,22 +20,19 @@ from groundwatch.contract.trace import (
     validate_trace,
 )
 from groundwatch.runtime import Runtime
-from groundwatch.settings import Settings
 from groundwatch_consumers.decode import decode_fast
+from tests.builders import build_settings
 from tests.fakes import FakeJudge
 
 ERROR_KEYS = {"error", "message", "errors"}
 
 
-def _settings(**api: Any) -> Settings:
-    base: dict[str, Any] = {"max_body_bytes": 3_000_000, "max_batch": 5, "queue_size": 100}
-    base.update(api)
-    return Settings.model_validate({"state": "memory", "redaction": {"mode": "off"}, "api": base})
+API: dict[str, Any] = {"max_body_bytes": 3_000_000, "max_batch": 5, "queue_size": 100}
 
 
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    settings = _settings()
+    settings = build_settings(api=API)
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
     with TestClient(create_app(settings, runtime=runtime)) as c:
         yield c
@@ -227,7 +224,7 @@ def test_every_class_of_bad_request_gets_the_one_error_shape(
 
 
 def test_method_not_allowed_and_auth_errors_have_the_shape() -> None:
-    settings = _settings(tokens=["s3cret-token-0123456789"])
+    settings = build_settings(api={**API, "tokens": ["s3cret-token-0123456789"]})
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
     with TestClient(create_app(settings, runtime=runtime)) as c:
         r = c.get("/v1/evaluate")

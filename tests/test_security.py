@@ -26,6 +26,7 @@ from groundwatch.api.security import (
 )
 from groundwatch.runtime import Runtime
 from groundwatch.settings import ApiSettings, Settings
+from tests.builders import build_settings
 from tests.fakes import FakeJudge, VerdictFn, make_trace
 
 TOKEN_A = "tok-alpha-6f1d0c2b9e8a47d3"
@@ -39,12 +40,11 @@ PHONE = "+44 20 7946 0958"
 CARD = "4111 1111 1111 1111"
 
 
-def _settings(**api: Any) -> Settings:
-    base_api: dict[str, Any] = {"tokens": [TOKEN_A, TOKEN_B], "rate_limit_per_s": 0}
-    base_api.update(api)
-    return Settings.model_validate(
-        {"state": "memory", "api": base_api, "redaction": {"mode": "mask"}}
-    )
+SECURITY_BASE: dict[str, Any] = {
+    "state": "memory",
+    "api": {"tokens": [TOKEN_A, TOKEN_B], "rate_limit_per_s": 0},
+    "redaction": {"mode": "mask"},
+}
 
 
 @contextmanager
@@ -59,7 +59,7 @@ def _client(
 
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    with _client(_settings()) as (c, _):
+    with _client(build_settings(SECURITY_BASE)) as (c, _):
         yield c
 
 
@@ -108,7 +108,7 @@ def test_rotation_both_tokens_work(client: TestClient, endpoint: str) -> None:
 
 
 def test_open_without_tokens() -> None:
-    with _client(_settings(tokens=[])) as (client, _):
+    with _client(build_settings(SECURITY_BASE, api={"tokens": []})) as (client, _):
         for endpoint in sorted(PROTECTED):
             response = PROTECTED[endpoint](client, {})
             assert 200 <= response.status_code < 300, endpoint
@@ -121,7 +121,10 @@ def test_probes_and_metrics_stay_open(client: TestClient) -> None:
 
 
 def test_metrics_token() -> None:
-    with _client(_settings(metrics_token=METRICS_TOKEN)) as (client, _):
+    with _client(build_settings(SECURITY_BASE, api={"metrics_token": METRICS_TOKEN})) as (
+        client,
+        _,
+    ):
         assert client.get("/metrics").status_code == 401
         assert client.get("/metrics", headers=_auth(TOKEN_A)).status_code == 403
         assert client.get("/metrics", headers=_auth(METRICS_TOKEN)).status_code == 200
@@ -132,7 +135,10 @@ def test_metrics_token() -> None:
 
 def test_page_leaks_no_trace_content_without_token() -> None:
     secret_claim = "The vault code is 4242 and Zanzibar wins."
-    with _client(_settings(), verdict_fn=lambda c, t: "contradicted") as (client, _):
+    with _client(build_settings(SECURITY_BASE), verdict_fn=lambda c, t: "contradicted") as (
+        client,
+        _,
+    ):
         trace = make_trace("page-1", answer=secret_claim)
         assert (
             client.post("/v1/evaluate?record=true", json=trace, headers=_auth(TOKEN_A)).status_code
@@ -151,7 +157,7 @@ def test_page_leaks_no_trace_content_without_token() -> None:
             response = client.get(path)
             assert "Zanzibar" not in response.text, path
             assert "4242" not in response.text, path
-        with _client(_settings()) as (fresh, _):
+        with _client(build_settings(SECURITY_BASE)) as (fresh, _):
             assert fresh.get("/").text == client.get("/").text
 
 
@@ -162,7 +168,7 @@ def _assert_no_secret(text: str) -> None:
 
 def test_tokens_never_logged(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
-    settings = _settings(metrics_token=METRICS_TOKEN)
+    settings = build_settings(SECURITY_BASE, api={"metrics_token": METRICS_TOKEN})
     with _client(settings) as (client, _):
         for endpoint in sorted(PROTECTED):
             for headers in ({}, _auth(WRONG), _auth(TOKEN_A), _auth(TOKEN_B)):
@@ -224,7 +230,9 @@ def test_token_bucket_off() -> None:
 
 
 def test_rate_limit_per_token_through_the_app() -> None:
-    with _client(_settings(rate_limit_per_s=0.01, rate_limit_burst=3)) as (client, _):
+    with _client(
+        build_settings(SECURITY_BASE, api={"rate_limit_per_s": 0.01, "rate_limit_burst": 3})
+    ) as (client, _):
         codes = [client.get("/v1/findings", headers=_auth(TOKEN_A)).status_code for _ in range(4)]
         assert codes == [200, 200, 200, 429]
         limited = client.post("/v1/evaluate", json=make_trace(), headers=_auth(TOKEN_A))
@@ -238,7 +246,9 @@ def test_rate_limit_per_token_through_the_app() -> None:
 
 
 def test_failed_attempts_are_rate_limited_by_ip() -> None:
-    with _client(_settings(rate_limit_per_s=0.01, rate_limit_burst=3)) as (client, _):
+    with _client(
+        build_settings(SECURITY_BASE, api={"rate_limit_per_s": 0.01, "rate_limit_burst": 3})
+    ) as (client, _):
         codes = [client.get("/v1/findings", headers=_auth(WRONG)).status_code for _ in range(5)]
         assert codes == [403, 403, 403, 429, 429]
         # a client holding a valid token is keyed by that token, not by the guessing IP
@@ -246,7 +256,11 @@ def test_failed_attempts_are_rate_limited_by_ip() -> None:
 
 
 def test_rate_limit_keyed_by_ip_without_tokens() -> None:
-    with _client(_settings(tokens=[], rate_limit_per_s=0.01, rate_limit_burst=2)) as (client, _):
+    with _client(
+        build_settings(
+            SECURITY_BASE, api={"tokens": [], "rate_limit_per_s": 0.01, "rate_limit_burst": 2}
+        )
+    ) as (client, _):
         codes = [
             client.get("/v1/findings", headers=_auth(f"made-up-{i}")).status_code for i in range(3)
         ]
@@ -276,7 +290,7 @@ def test_guard_shares_its_limiter() -> None:
 
 
 def test_body_size_limit_is_413() -> None:
-    with _client(_settings(max_body_bytes=2_000)) as (client, _):
+    with _client(build_settings(SECURITY_BASE, api={"max_body_bytes": 2_000})) as (client, _):
         big = make_trace(answer="x" * 5_000)
         for path in ("/v1/evaluate", "/v1/rag-traces"):
             body = big if path == "/v1/evaluate" else [big]
@@ -319,7 +333,7 @@ def test_passages_per_trace_and_chars_per_passage_are_413() -> None:
 
 
 def test_batch_size_is_413() -> None:
-    with _client(_settings(max_batch=5)) as (client, _):
+    with _client(build_settings(SECURITY_BASE, api={"max_batch": 5})) as (client, _):
         traces = [make_trace(f"t{i}") for i in range(6)]
         response = client.post("/v1/rag-traces", json=traces, headers=_auth(TOKEN_A))
         assert response.status_code == 413
@@ -369,7 +383,7 @@ def _contradicted(claim: str, trace: Any) -> Any:
 
 
 def test_findings_hold_no_pii_via_evaluate() -> None:
-    with _client(_settings(), verdict_fn=_contradicted) as (client, runtime):
+    with _client(build_settings(SECURITY_BASE), verdict_fn=_contradicted) as (client, runtime):
         response = client.post(
             "/v1/evaluate?record=true", json=_pii_trace("pii-1"), headers=_auth(TOKEN_A)
         )
@@ -388,7 +402,7 @@ def test_findings_hold_no_pii_via_evaluate() -> None:
 
 
 def test_findings_hold_no_pii_via_ingest() -> None:
-    with _client(_settings(), verdict_fn=_contradicted) as (client, _):
+    with _client(build_settings(SECURITY_BASE), verdict_fn=_contradicted) as (client, _):
         response = client.post("/v1/rag-traces", json=[_pii_trace("pii-2")], headers=_auth(TOKEN_A))
         assert response.status_code == 202
         body = _wait_for_findings(client, 3)
@@ -401,7 +415,7 @@ def test_findings_hold_no_pii_via_ingest() -> None:
 def test_finding_reason_is_redacted() -> None:
     # LLM judges explain themselves in free text that may quote the claim.
     judge = FakeJudge(_contradicted, reason_fn=lambda claim, verdict: f"{verdict}: {claim!r}")
-    with _client(_settings(), judge=judge) as (client, _):
+    with _client(build_settings(SECURITY_BASE), judge=judge) as (client, _):
         client.post("/v1/evaluate?record=true", json=_pii_trace("pii-4"), headers=_auth(TOKEN_A))
         body = _wait_for_findings(client, 3)
         assert len(body["items"]) == 3
@@ -411,7 +425,7 @@ def test_finding_reason_is_redacted() -> None:
 
 
 def test_findings_drop_text_mode() -> None:
-    settings = _settings()
+    settings = build_settings(SECURITY_BASE)
     settings = settings.model_copy(
         update={"redaction": settings.redaction.model_copy(update={"mode": "drop_text"})}
     )

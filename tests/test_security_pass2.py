@@ -23,6 +23,7 @@ from groundwatch.contract.record import ClaimResult, EvaluationRecord, Evidence
 from groundwatch.evaluation.redaction import PiiRedactor
 from groundwatch.runtime import Runtime
 from groundwatch.settings import Settings
+from tests.builders import build_settings
 from tests.fakes import FakeJudge, make_trace
 
 TOKEN = "tok-pass2-6f1d0c2b9e8a47d3"
@@ -35,16 +36,13 @@ SLICE_PII = {
 }
 
 
-def _settings(**overrides: Any) -> Settings:
-    data: dict[str, Any] = {
-        "state": "memory",
-        "api": {"tokens": [TOKEN], "rate_limit_per_s": 0},
-        "redaction": {"mode": "mask"},
-        "windows": {"min_samples": 1},
-    }
-    for key, value in overrides.items():
-        data[key] = {**data.get(key, {}), **value}
-    return Settings.model_validate(data)
+# build_settings merges overrides into this key by key, as the old helper did
+PASS2_BASE: dict[str, Any] = {
+    "state": "memory",
+    "api": {"tokens": [TOKEN], "rate_limit_per_s": 0},
+    "redaction": {"mode": "mask"},
+    "windows": {"min_samples": 1},
+}
 
 
 @contextmanager
@@ -68,7 +66,7 @@ def _wait_findings(client: TestClient, n: int, timeout: float = 20.0) -> dict[st
 
 
 def test_slice_values_are_redacted_in_metrics_findings_and_windows() -> None:
-    with _client(_settings()) as (client, _):
+    with _client(build_settings(PASS2_BASE)) as (client, _):
         trace = make_trace("slice-pii-1", attributes=SLICE_PII)
         response = client.post("/v1/evaluate?record=true", json=trace, headers=AUTH)
         assert response.status_code == 200
@@ -84,7 +82,7 @@ def test_slice_values_are_redacted_in_metrics_findings_and_windows() -> None:
 
 
 def test_slice_allow_list_turns_unmatched_values_into_other() -> None:
-    settings = _settings(windows={"slice_allow": {"tenant": "[a-z]{2,16}"}})
+    settings = build_settings(PASS2_BASE, windows={"slice_allow": {"tenant": "[a-z]{2,16}"}})
     with _client(settings) as (client, runtime):
         for i, tenant in enumerate(["acme", "Evil Corp <script>", "globex"]):
             trace = make_trace(f"allow-{i}", attributes={"tenant": tenant})
@@ -97,7 +95,9 @@ def test_slice_allow_list_turns_unmatched_values_into_other() -> None:
 def test_invalid_allow_list_pattern_fails_at_start() -> None:
     with pytest.raises(ValueError, match="SLICE_ALLOW"):
         Runtime.build(
-            _settings(windows={"slice_allow": {"tenant": "("}}), judge=FakeJudge(), with_kafka=False
+            build_settings(PASS2_BASE, windows={"slice_allow": {"tenant": "("}}),
+            judge=FakeJudge(),
+            with_kafka=False,
         )
 
 
@@ -106,7 +106,7 @@ def test_trace_and_context_ids_with_pii_are_hashed_stably() -> None:
         "user=jane.doe@example.com;n=1",
         contexts=[{"id": "user:+44 20 7946 0958", "text": "The discount applies from renewal."}],
     )
-    with _client(_settings()) as (client, _):
+    with _client(build_settings(PASS2_BASE)) as (client, _):
         assert client.post("/v1/evaluate?record=true", json=trace, headers=AUTH).status_code == 200
         # re-sent: the stored id is the same digest, so dedup still holds
         assert client.post("/v1/evaluate?record=true", json=trace, headers=AUTH).status_code == 200
@@ -229,7 +229,7 @@ class _SlowFor(FakeJudge):
 
 
 def test_evaluate_is_unscored_timeout_at_the_deadline() -> None:
-    settings = _settings(judge={"timeout_s": 0.5})
+    settings = build_settings(PASS2_BASE, judge={"timeout_s": 0.5})
     with _client(settings, judge=_SlowFor(slow_s=20)) as (client, runtime):
         start = time.monotonic()
         response = client.post("/v1/evaluate", json=make_trace("slow-1"), headers=AUTH)
@@ -246,7 +246,7 @@ def test_evaluate_is_unscored_timeout_at_the_deadline() -> None:
 
 
 def test_pipeline_worker_is_not_blocked_by_slow_traces() -> None:
-    settings = _settings(judge={"timeout_s": 1.0})
+    settings = build_settings(PASS2_BASE, judge={"timeout_s": 1.0})
     judge = _SlowFor(slow_s=30)
     with _client(settings, judge=judge) as (client, runtime):
         slow = [make_trace("slow-a"), make_trace("slow-b")]
@@ -271,7 +271,7 @@ def test_pipeline_worker_is_not_blocked_by_slow_traces() -> None:
 
 @pytest.mark.parametrize(("mode", "reason"), [("truncate", None), ("reject", "over_budget")])
 def test_size_budget_before_judging(mode: str, reason: str | None) -> None:
-    settings = _settings(judge={"max_chars": 2_000, "over_budget": mode})
+    settings = build_settings(PASS2_BASE, judge={"max_chars": 2_000, "over_budget": mode})
     judge = _SlowFor(slow_s=0)
     passages = [{"id": f"p{i}", "text": "x" * 900} for i in range(10)]
     with _client(settings, judge=judge) as (client, runtime):
@@ -293,7 +293,7 @@ def test_size_budget_before_judging(mode: str, reason: str | None) -> None:
 
 
 def test_shutdown_drains_within_its_bound() -> None:
-    settings = _settings(judge={"timeout_s": 120}, api={"drain_timeout_s": 0.5})
+    settings = build_settings(PASS2_BASE, judge={"timeout_s": 120}, api={"drain_timeout_s": 0.5})
     judge = _SlowFor(slow_s=30)
     runtime = Runtime.build(settings, judge=judge, with_kafka=False)
     runtime.start()
@@ -322,7 +322,7 @@ def test_client_disconnect_cancels_judging() -> None:
 
     from groundwatch.cli.commands import serve_app
 
-    settings = _settings(judge={"timeout_s": 120})
+    settings = build_settings(PASS2_BASE, judge={"timeout_s": 120})
     runtime = Runtime.build(settings, judge=_SlowFor(slow_s=60), with_kafka=False)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -357,7 +357,7 @@ def test_client_disconnect_cancels_judging() -> None:
 
 
 def test_auth_is_checked_before_the_body_is_parsed() -> None:
-    with _client(_settings()) as (client, _):
+    with _client(build_settings(PASS2_BASE)) as (client, _):
         for path in ("/v1/evaluate", "/v1/rag-traces"):
             response = client.post(
                 path, content=b"{not json", headers={"content-type": "application/json"}
@@ -366,7 +366,7 @@ def test_auth_is_checked_before_the_body_is_parsed() -> None:
 
 
 def test_failed_requests_count_against_the_rate_limit() -> None:
-    settings = _settings(api={"rate_limit_per_s": 0.01, "rate_limit_burst": 2})
+    settings = build_settings(PASS2_BASE, api={"rate_limit_per_s": 0.01, "rate_limit_burst": 2})
     with _client(settings) as (client, _):
         codes = [
             client.post(
@@ -386,7 +386,7 @@ def test_failed_requests_count_against_the_rate_limit() -> None:
 
 
 def test_full_queue_is_503_before_the_body_is_parsed() -> None:
-    settings = _settings(api={"queue_size": 1})
+    settings = build_settings(PASS2_BASE, api={"queue_size": 1})
     with _client(settings, judge=_SlowFor(slow_s=5)) as (client, runtime):
         runtime.queue.stop(drain=False)  # no worker: the queue stays full
         assert (
@@ -399,7 +399,7 @@ def test_full_queue_is_503_before_the_body_is_parsed() -> None:
 
 def test_resent_trace_id_is_reported_as_duplicate_and_not_scored_again() -> None:
     judge = _SlowFor(slow_s=0)
-    with _client(_settings(), judge=judge) as (client, runtime):
+    with _client(build_settings(PASS2_BASE), judge=judge) as (client, runtime):
         first = client.post("/v1/rag-traces", json=[make_trace("dup-1")], headers=AUTH).json()
         assert runtime.queue.join(10)
         again = client.post("/v1/rag-traces", json=[make_trace("dup-1")], headers=AUTH).json()
@@ -481,7 +481,7 @@ def test_attribute_and_citation_caps_on_every_contract_path(
 
 
 def test_attribute_and_citation_caps_through_the_http_api() -> None:
-    with _client(_settings(limits=CAPS)) as (client, runtime):
+    with _client(build_settings(PASS2_BASE, limits=CAPS)) as (client, runtime):
         for overrides, fragment in OVER_CAPS:
             response = client.post("/v1/evaluate", json=make_trace(**overrides), headers=AUTH)
             assert response.status_code == 413, fragment
@@ -517,7 +517,7 @@ def test_store_unavailable_bodies_do_not_reveal_the_store_address() -> None:
 
     port = free_port()  # nothing listens there: every Redis call fails
     secret = "pw-6c1e0a7f"
-    settings = _settings(redis={"url": f"redis://:{secret}@127.0.0.1:{port}/0"})
+    settings = build_settings(PASS2_BASE, redis={"url": f"redis://:{secret}@127.0.0.1:{port}/0"})
     settings = settings.model_copy(update={"state": "redis"})
     with _client(settings) as (client, _):
         responses = {
@@ -547,11 +547,11 @@ def test_docs_are_off_by_default_and_served_under_a_csp_when_enabled() -> None:
     import hashlib
     import re
 
-    with _client(_settings()) as (client, _):
+    with _client(build_settings(PASS2_BASE)) as (client, _):
         assert client.get("/docs").status_code == 404
         assert client.get("/redoc").status_code == 404
         assert client.get("/openapi.json").status_code == 200
-    with _client(_settings(api={"docs": True})) as (client, _):
+    with _client(build_settings(PASS2_BASE, api={"docs": True})) as (client, _):
         for path in ("/docs", "/redoc"):
             page = client.get(path)
             assert page.status_code == 200, path
@@ -637,8 +637,8 @@ def test_slow_headers_and_bodies_are_cut_off_by_read_timeouts() -> None:
     import socket
 
     header_s, body_s = 1.0, 1.5
-    settings = _settings(
-        api={"header_timeout_s": header_s, "body_timeout_s": body_s, "keep_alive_s": 30}
+    settings = build_settings(
+        PASS2_BASE, api={"header_timeout_s": header_s, "body_timeout_s": body_s, "keep_alive_s": 30}
     )
     limit = 15.0  # generous: the machine may be loaded; without the guard it never closes
     with _real_server(settings) as port:
@@ -729,7 +729,9 @@ def test_no_trace_text_in_logs_at_any_level_unless_redaction_is_off(
     if mode == "hash":
         redaction["hash_key"] = "k" * 32
     caplog.set_level(logging.DEBUG)
-    with _client(_settings(redaction=redaction), judge=FakeJudge(_chatty_verdict)) as (client, rt):
+    with _client(
+        build_settings(PASS2_BASE, redaction=redaction), judge=FakeJudge(_chatty_verdict)
+    ) as (client, rt):
         reply = client.post("/v1/evaluate", json=_marker_trace("log-1"), headers=AUTH)
         assert reply.status_code == 200
         assert (
