@@ -199,3 +199,16 @@ def test_demo_with_prometheus_end_to_end() -> None:
     assert url, proc.stderr
     assert not _listening(url.group(1))
     assert time.monotonic() - start < 280
+
+
+def test_named_rules_file_that_is_missing_is_refused_before_anything_starts() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "groundwatch.cli", "demo", "--rules", "/nonexistent/alerts.yml"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert "alert rules not found (/nonexistent/alerts.yml)" in proc.stderr
+    assert "loading the embedded judge" not in proc.stderr

@@ -63,8 +63,10 @@ def run_demo(
     from groundwatch.cli.commands import serve_app
     from groundwatch.runtime import Runtime
 
+    explicit = rules is not None
     rules = rules or default_rules_path()
-    if rules is None or not rules.is_file():
+    if (explicit or with_prometheus) and (rules is None or not rules.is_file()):
+        # An installed package has no dashboards/: the table still prints, the verdict says why not.
         print(
             f"groundwatch demo: alert rules not found ({rules or 'dashboards/alerts.yml'}): "
             "pass --rules PATH to the shipped dashboards/alerts.yml",
@@ -108,7 +110,7 @@ def run_demo(
     try:
         with contextlib.ExitStack() as stack:
             alert_log = None
-            if with_prometheus and prometheus is not None:
+            if with_prometheus and prometheus is not None and rules is not None:
                 alert_log = _start_prometheus(stack, prometheus, f"{host}:{port}", rules, settings)
             return _replay(settings, runtime, thread, duration, serve_forever, rules, alert_log)
     except KeyboardInterrupt:
@@ -145,7 +147,7 @@ def _replay(  # noqa: PLR0917 - one private call site
     thread: threading.Thread,
     duration: float,
     serve_forever: bool,
-    rules: Path,
+    rules: Path | None,
     alert_log: Any,
 ) -> int:
     from groundwatch.api.app import QueueFullError, _ingest_valid
@@ -219,7 +221,7 @@ def _print_summary(runtime: Any) -> None:
         print(f"    claims {verdict:24s} {value:.0f}", file=sys.stderr)
 
 
-def _print_conclusion(runtime: Any, settings: Settings, rules: Path, elapsed: float) -> None:
+def _print_conclusion(runtime: Any, settings: Settings, rules: Path | None, elapsed: float) -> None:
     """The before/after table and which shipped alert rules would fire, on stdout."""
     from prometheus_client import generate_latest
 
@@ -239,6 +241,9 @@ def _print_conclusion(runtime: Any, settings: Settings, rules: Path, elapsed: fl
     )
     print(format_table(table_rows(reference.get(ALL), current.get(ALL), report)))
     promtool = os.environ.get("GROUNDWATCH_DEMO_PROMTOOL") or shutil.which("promtool")
+    if rules is None:
+        print("\nShipped alert rules: not evaluated (no dashboards/alerts.yml here; pass --rules)")
+        return
     print(f"\nShipped alert rules ({rules}) on these values, evaluated by promtool:")
     if promtool is None or not Path(promtool).is_file():
         print("  not evaluated: promtool is not installed (apt-get install prometheus)")
