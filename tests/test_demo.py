@@ -212,3 +212,38 @@ def test_named_rules_file_that_is_missing_is_refused_before_anything_starts() ->
     assert proc.returncode == 2
     assert "alert rules not found (/nonexistent/alerts.yml)" in proc.stderr
     assert "loading the embedded judge" not in proc.stderr
+
+
+@pytest.mark.prometheus
+@pytest.mark.slow
+def test_ctrl_c_during_the_replay_stops_prometheus() -> None:
+    import signal
+
+    _prometheus()
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "groundwatch.cli", "demo", "--duration", "60"),
+            *("--port", str(free_port()), "--with-prometheus"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        url = None
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            hit = re.search(r"prometheus (http://127\.0\.0\.1:\d+) scrapes", line)
+            if hit:
+                url = hit.group(1)
+                break
+        assert url, "the demo never started prometheus"
+        assert _listening(url)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(60) == 0
+        assert not _listening(url)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
