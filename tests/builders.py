@@ -18,10 +18,34 @@ from typing import Any
 from groundwatch.contract.trace import RagTrace
 from groundwatch.settings import Settings
 
-__all__ = ["BASE_SETTINGS", "build_rag_trace", "build_settings", "build_trace", "merge"]
+__all__ = [
+    "BASE_SETTINGS",
+    "DRIFT_WINDOWS",
+    "build_rag_trace",
+    "build_settings",
+    "build_trace",
+    "merge",
+]
 
 # In-memory state and no redaction: a test that needs Redis, Kafka or PII masking says so.
 BASE_SETTINGS: dict[str, Any] = {"state": "memory", "redaction": {"mode": "off"}}
+
+
+# Window layout of the drift tests: 10 s buckets, a 5-minute current window against a 30-minute
+# reference, 20 samples minimum; no read cache, because those tests write into old buckets
+# between reads. ``build_settings(windows=DRIFT_WINDOWS)``, with overrides merged on top.
+DRIFT_WINDOWS: dict[str, Any] = {
+    "bucket_s": 10,
+    "rollup_s": 100,
+    "fine_retention_s": 3600,
+    "retention_s": 7200,
+    "min_samples": 20,
+    "current_window_s": 300,
+    "reference_window_s": 1800,
+    "export_windows_s": {"5m": 300, "1h": 3600},
+    "slice_keys": ["tenant"],
+    "read_cache_s": 0,
+}
 
 
 def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:

@@ -9,12 +9,13 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from groundwatch.observability.windows_collector import WindowsCollector, build_report
-from groundwatch.settings import Settings, WindowSettings
+from groundwatch.settings import Settings
 from groundwatch.state.baseline import BaselineError, clear_baseline, pin_baseline, show_baseline
 from groundwatch.state.buckets import ALL, Histogram, WindowSummary
 from groundwatch.state.drift import DriftPolicy, compare, psi, two_proportion_z, wasserstein1
 from groundwatch.state.stores import StoreUnavailableError
 from groundwatch.state.windows import MemoryWindowStore
+from tests.builders import DRIFT_WINDOWS, build_settings
 from tests.helpers_windows import FakeClock, obs, record
 
 
@@ -87,23 +88,6 @@ def test_compare_respects_min_samples() -> None:
 # --- collector -------------------------------------------------------------------------
 
 
-def _settings(**kw: object) -> Settings:
-    base: dict[str, object] = {
-        "bucket_s": 10,
-        "rollup_s": 100,
-        "fine_retention_s": 3600,
-        "retention_s": 7200,
-        "min_samples": 20,
-        "current_window_s": 300,
-        "reference_window_s": 1800,
-        "export_windows_s": {"5m": 300, "1h": 3600},
-        "slice_keys": ["tenant"],
-        "read_cache_s": 0,  # these tests write into old buckets between reads
-    }
-    base.update(kw)
-    return Settings(windows=WindowSettings.model_validate(base))
-
-
 def _feed(store: MemoryWindowStore, prefix: str, n: int, t0: float, t1: float, good: bool) -> None:
     ts = [t0 + (t1 - t0) * i / n for i in range(n)]
     store.observe_ingest(
@@ -147,7 +131,7 @@ def _value(
 
 def test_collector_absent_below_min_samples_present_above() -> None:
     clock = FakeClock.aligned()
-    settings = _settings()
+    settings = build_settings(windows=DRIFT_WINDOWS)
     store = MemoryWindowStore(settings, clock=clock)
     now = clock()
     _feed(store, "r", 10, now - 1000, now - 400, good=True)
@@ -201,7 +185,7 @@ def test_collector_absent_below_min_samples_present_above() -> None:
 
 def test_pinned_baseline_is_used_and_exported() -> None:
     clock = FakeClock.aligned()
-    settings = _settings(reference="pinned")
+    settings = build_settings(windows={**DRIFT_WINDOWS, "reference": "pinned"})
     store = MemoryWindowStore(settings, clock=clock)
     now = clock()
     with pytest.raises(BaselineError):
@@ -237,7 +221,7 @@ class _DownStore(MemoryWindowStore):
 
 
 def test_scrape_survives_store_outage() -> None:
-    settings = _settings()
+    settings = build_settings(windows=DRIFT_WINDOWS)
     series = _scrape(_DownStore(settings), settings)
     assert _value(series, "groundwatch_window_store_up") == 0
     assert "groundwatch_window_mean" not in series
@@ -252,7 +236,7 @@ class _CountingStore(MemoryWindowStore):
 
 
 def test_registering_does_not_read_the_store() -> None:
-    settings = _settings()
+    settings = build_settings(windows=DRIFT_WINDOWS)
     store = _CountingStore(settings)
     # auto_describe: without a describe() the registry would call collect() to learn names
     registry = CollectorRegistry(auto_describe=True)

@@ -10,7 +10,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from scipy import stats
 
 from groundwatch.observability.windows_collector import WindowsCollector, build_report
-from groundwatch.settings import Settings, WindowSettings
+from groundwatch.settings import Settings
 from groundwatch.state.buckets import Histogram, WindowSummary
 from groundwatch.state.drift import (
     DriftPolicy,
@@ -23,6 +23,7 @@ from groundwatch.state.drift import (
     rate_increase_p_value,
 )
 from groundwatch.state.windows import MemoryWindowStore
+from tests.builders import DRIFT_WINDOWS, build_settings
 from tests.helpers_windows import FakeClock, obs, record
 
 FAITH_VALUES = [1.0, 0.75, 0.5, 0.25, 0.0]
@@ -143,26 +144,6 @@ def test_multiple_testing_keeps_many_stationary_slices_quiet() -> None:
 # --- collector --------------------------------------------------------------------------
 
 
-def _settings() -> Settings:
-    return Settings(
-        windows=WindowSettings.model_validate(
-            {
-                "bucket_s": 10,
-                "rollup_s": 100,
-                "fine_retention_s": 3600,
-                "retention_s": 7200,
-                "min_samples": 20,
-                "current_window_s": 300,
-                "reference_window_s": 1800,
-                "export_windows_s": {"5m": 300},
-                "slice_keys": ["tenant"],
-                "top_n": 50,
-                "read_cache_s": 0,
-            }
-        )
-    )
-
-
 def _scrape(
     store: MemoryWindowStore, settings: Settings
 ) -> list[tuple[str, dict[str, str], float]]:
@@ -178,7 +159,9 @@ def _scrape(
 
 def test_collector_exports_decision_only_for_the_shifted_tenant() -> None:
     clock = FakeClock.aligned()
-    settings = _settings()
+    settings = build_settings(
+        windows={**DRIFT_WINDOWS, "export_windows_s": {"5m": 300}, "top_n": 50}
+    )
     store = MemoryWindowStore(settings, clock=clock)
     now = clock()
     rng = np.random.default_rng(2)
