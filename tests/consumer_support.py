@@ -27,6 +27,7 @@ from groundwatch.observability.metrics import PipelineMetrics
 from groundwatch.settings import Settings
 from groundwatch.state.slices import SliceMapper
 from groundwatch.state.stores import FindingStore, ResultSink, WindowStore
+from tests.builders import build_trace
 
 __all__ = ["FakeJudge", "Msg", "make_processor", "make_trace", "read_topic"]
 
@@ -104,15 +105,8 @@ def make_processor(
 
 
 def make_trace(trace_id: str | None = None, **extra: Any) -> dict[str, Any]:
-    trace: dict[str, Any] = {
-        "trace_id": trace_id or uuid.uuid4().hex,
-        "question": "How long is the warranty?",
-        "contexts": [{"text": "The warranty lasts two years.", "id": "p1", "score": 0.8}],
-        "answer": "Two years.",
-        "attributes": {"intent": "warranty", "tenant": "acme"},
-    }
-    trace.update(extra)
-    return trace
+    """:func:`tests.builders.build_trace` with a random id unless one is given."""
+    return build_trace(trace_id or uuid.uuid4().hex, **extra)
 
 
 @dataclass(frozen=True)
