@@ -342,14 +342,17 @@ def test_batch_size_is_413() -> None:
         assert accepted.status_code == 202
 
 
-def test_malformed_is_422(client: TestClient) -> None:
-    for body in (b"{not json", b'{"trace_id": 1}', b"[]"):
+def test_malformed_is_rejected_with_the_error_shape(client: TestClient) -> None:
+    """Not JSON is 400, valid JSON of the wrong shape is 422; both in the one error shape."""
+    for body, status in ((b"{not json", 400), (b'{"trace_id": 1}', 422), (b"[]", 422)):
         response = client.post(
             "/v1/evaluate",
             content=body,
             headers={**_auth(TOKEN_A), "Content-Type": "application/json"},
         )
-        assert response.status_code == 422, body
+        assert response.status_code == status, body
+        payload = response.json()
+        assert set(payload) >= {"error", "message", "errors"}, payload
 
 
 # --- redaction end to end -----------------------------------------------------------------
