@@ -66,6 +66,10 @@ class AccuracyReport:
     confusion: dict[str, dict[str, int]] = field(default_factory=dict)
     mistakes: list[dict[str, Any]] = field(default_factory=list)
     refusal_accuracy: float | None = None
+    refusal_precision: float | None = None
+    refusal_recall: float | None = None
+    refusal_balanced_accuracy: float | None = None
+    contradicted_predicted: int = 0
     relevance_accuracy: float | None = None
     traces_per_s: float = 0.0
 
@@ -81,16 +85,24 @@ class AccuracyReport:
         ]
         if self.claim_accuracy is not None:
             out.append(f"claim-verdict accuracy: {self.claim_accuracy:.3f}")
-            out.append(f"contradicted precision: {_fmt(self.contradicted_precision)}")
+            out.append(
+                f"contradicted precision: {_fmt(self.contradicted_precision)}"
+                f" ({self.contradicted_predicted} predicted)"
+            )
             out.append("confusion (rows = label, columns = predicted):")
-            out.append("  " + " ".join(f"{v:>13}" for v in ("", *VERDICTS)))
+            cols = (*VERDICTS, "unextracted")
+            out.append("  " + " ".join(f"{v:>13}" for v in ("", *cols)))
             for label in VERDICTS:
                 row = self.confusion.get(label, {})
                 out.append(
-                    "  " + " ".join(f"{x:>13}" for x in (label, *(row.get(p, 0) for p in VERDICTS)))
+                    "  " + " ".join(f"{x:>13}" for x in (label, *(row.get(p, 0) for p in cols)))
                 )
         if self.refusal_accuracy is not None:
-            out.append(f"refusal accuracy: {self.refusal_accuracy:.3f}")
+            out.append(
+                f"refusal: balanced accuracy {_fmt(self.refusal_balanced_accuracy)}, precision"
+                f" {_fmt(self.refusal_precision)}, recall {_fmt(self.refusal_recall)}"
+                f" (plain accuracy {self.refusal_accuracy:.3f})"
+            )
         if self.relevance_accuracy is not None:
             out.append(f"passage relevance accuracy: {self.relevance_accuracy:.3f}")
         return out
@@ -98,6 +110,16 @@ class AccuracyReport:
 
 def _fmt(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.3f}"
+
+
+def _is_pair_file(path: Path) -> bool:
+    with path.open(encoding="utf-8") as fh:
+        first = fh.readline()
+    try:
+        row = json.loads(first)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(row, dict) and "premise" in row and "hypothesis" in row
 
 
 def load_rows(path: Path, limit: int | None = None) -> list[dict[str, Any]]:
@@ -152,7 +174,7 @@ def score_records(
     graded: list[float] = []
     confusion: dict[str, dict[str, int]] = {v: dict.fromkeys(VERDICTS, 0) for v in VERDICTS}
     claim_total = claim_right = 0
-    refusal_total = refusal_right = 0
+    refusal_total = refusal_right = refusal_tp = refusal_fp = refusal_fn = 0
     relevance_total = relevance_right = 0
     for row, record in zip(rows, records, strict=True):
         label = row.get("label") or {}
@@ -172,14 +194,19 @@ def score_records(
         if "refusal" in label:
             refusal_total += 1
             refusal_right += int(bool(label["refusal"]) == record.refusal)
+            refusal_tp += int(bool(label["refusal"]) and record.refusal)
+            refusal_fp += int(not label["refusal"] and record.refusal)
+            refusal_fn += int(bool(label["refusal"]) and not record.refusal)
         for lc in labeled_claims:
             best = max(record.claims, key=lambda c: _overlap(c.text, lc["text"]), default=None)
+            # A labelled claim the judge never extracted is a miss whatever its label: the
+            # record says nothing about it (it is not a "not found" verdict).
             got = (
                 best.verdict
                 if best is not None and _overlap(best.text, lc["text"]) > 0.2
-                else "not_found"
+                else "unextracted"
             )
-            confusion[lc["verdict"]][got] += 1
+            confusion[lc["verdict"]][got] = confusion[lc["verdict"]].get(got, 0) + 1
             claim_total += 1
             ok = got == lc["verdict"]
             claim_right += int(ok)
@@ -222,13 +249,22 @@ def score_records(
         report.claim_accuracy = claim_right / claim_total
         report.confusion = confusion
         predicted_contra = sum(confusion[v]["contradicted"] for v in VERDICTS)
+        report.contradicted_predicted = predicted_contra
         report.contradicted_precision = (
             confusion["contradicted"]["contradicted"] / predicted_contra
             if predicted_contra
-            else 1.0
+            else None  # nothing predicted contradicted: precision is undefined, not 1.0
         )
     if refusal_total:
         report.refusal_accuracy = refusal_right / refusal_total
+        pos = refusal_tp + refusal_fn
+        neg = refusal_total - pos
+        report.refusal_precision = (
+            refusal_tp / (refusal_tp + refusal_fp) if refusal_tp + refusal_fp else None
+        )
+        report.refusal_recall = refusal_tp / pos if pos else None
+        if pos and neg:
+            report.refusal_balanced_accuracy = (refusal_tp / pos + (neg - refusal_fp) / neg) / 2
     if relevance_total:
         report.relevance_accuracy = relevance_right / relevance_total
     return report
@@ -240,7 +276,7 @@ def _traces(rows: Iterable[dict[str, Any]]) -> list[RagTrace]:
 
 def evaluate_rows(
     rows: Sequence[dict[str, Any]],
-    judge: EmbeddedJudge | None = None,
+    judge: Any = None,
     batch_size: int = 32,
 ) -> tuple[AccuracyReport, list[EvaluationRecord]]:
     """Run the judge over labeled rows and score it. Builds the default judge if none given."""
@@ -344,15 +380,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--throughput", action="store_true", help="warm traces/s with 5 passages a trace"
     )
+    parser.add_argument(
+        "--backend",
+        choices=["embedded", "verifier"],
+        default="embedded",
+        help="embedded (rules, default) or verifier (the trained claim verifier)",
+    )
     args = parser.parse_args(argv)
+    if _is_pair_file(args.file):
+        # premise -> claim pairs (../shared/data/verifier): the pair harness
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location(
+            "gw_pairs", Path(__file__).with_name("pairs.py")
+        )
+        assert spec is not None
+        assert spec.loader is not None
+        pairs = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(pairs)
+        extra = ["--limit", str(args.limit)] if args.limit else []
+        extra += ["--backend", args.backend]
+        return pairs.main([str(args.file), *extra])
     rows = load_rows(args.file, args.limit)
     embedder = build_embedder(Settings().embedding)
-    judge = EmbeddedJudge(embedder)
+    judge: Any = EmbeddedJudge(embedder)
+    if args.backend == "verifier":
+        from groundwatch.judges.verified import VerifiedJudge
+
+        judge = VerifiedJudge(embedder)
     report, _ = evaluate_rows(rows, judge)
     if args.warm:
         report, _ = evaluate_rows(rows, judge)
     print(f"judge: {judge.version}")
     print("\n".join(report.lines()))
+    decided = sum(getattr(judge, "stats", {}).values())
+    if decided:
+        shares = ", ".join(f"{k} {v} ({v / decided:.0%})" for k, v in sorted(judge.stats.items()))
+        print(f"claims decided by: {shares}")
     if args.mistakes:
         for m in report.mistakes:
             print(json.dumps(m, ensure_ascii=False))

@@ -214,8 +214,9 @@ class EmbeddingSettings(BaseModel):
 
 
 class JudgeSettings(BaseModel):
-    backend: Literal["embedded", "nli", "openai", "tei"] = Field(
-        default="embedded", description="Judge backend."
+    backend: Literal["embedded", "verifier", "nli", "openai", "tei"] = Field(
+        default="embedded",
+        description="Judge backend (verifier = embedded alignment + the trained claim verifier).",
     )
     nli_model_dir: str | None = Field(
         default=None, description="Local HF NLI model directory (nli)."

@@ -35,6 +35,13 @@ def build_judge(settings: Settings, embedder: Embedder | None = None) -> Judge:
             embedder or build_embedder(settings.embedding),
             relevance_threshold=js.relevance_threshold,
         )
+    if js.backend == "verifier":
+        from groundwatch.judges.verified import VerifiedJudge
+
+        return VerifiedJudge(
+            embedder or build_embedder(settings.embedding),
+            relevance_threshold=js.relevance_threshold,
+        )
     if js.backend == "nli":
         from groundwatch.judges.nli import NliJudge
 

@@ -42,6 +42,10 @@ REFUSAL_EXEMPLARS: tuple[str, ...] = (
     "The context does not specify this.",
     "I can't help with that request.",
     "Unfortunately, that information is not available to me.",
+    "I wasn't able to find anything about that in the documentation.",
+    "I don't see any information about that here.",
+    "That isn't covered in the sources I have.",
+    "Please contact support for more details on this.",
 )
 
 _NOT_AVAILABLE = (
@@ -56,8 +60,16 @@ _PATTERNS = [
     r"\bi\s*(?:do\s*(?:n't|not)|don’t)\s+(?:know|have (?:that|this|enough|any|the)|"
     r"have access|see any|find any)",
     r"\bi(?:'m| am)\s+(?:not able|unable|afraid|sorry)\b",
-    r"\bi\s+(?:cannot|can't|can not|could not|couldn't|was unable to|am unable to)\s+"
-    r"(?:find|answer|determine|say|tell|provide|locate|confirm|help|verify|see|access)",
+    r"\bi\s+(?:cannot|can't|can not|could not|couldn't|was unable to|am unable to|"
+    r"was not able to|wasn't able to|am not able to|did not|didn't|have not|haven't)\s+"
+    r"(?:(?:yet|seem to|manage to|be able to)\s+)?"
+    r"(?:find|answer|determine|say|tell|provide|locate|confirm|help|verify|see|access|come across)",
+    r"\b(?:isn't|is not|aren't|are not|wasn't|was not)\s+(?:\w+\s+)?(?:covered|mentioned|"
+    r"addressed|described|documented|included|listed)\s+(?:in|by)\s+(?:the|any|my|these|those)\b",
+    r"\b(?:no|any)\s+mention\s+of\b",
+    r"\b(?:please |you (?:may|might|should|can) (?:want to )?|i (?:would|'d) (?:recommend|suggest) )"
+    r"(?:contact|reach out to|ask|check with)\b[^.]*\b(?:for|about|regarding)\s+(?:more|further|"
+    r"this|that|details|information|help|questions?)\b",
     r"\b(?:unable|not able)\s+to\s+(?:find|answer|determine|locate|confirm|provide)",
     rf"\b(?:the|these|those|provided|given|available|retrieved|this|that|my)\s+(?:\w+\s+)?"
     rf"{_SOURCE}s?\s+(?:(?:provided|given|available|shared|above|here)\s+)?{_NOT_AVAILABLE}",
@@ -113,15 +125,13 @@ class RefusalDetector:
         exemplars: npt.NDArray[np.float32] | None = None,
         claims_left: int = 0,
     ) -> bool:
-        """An answer refuses when a sentence refuses and (almost) nothing else is asserted.
+        """An answer refuses when any of its sentences refuses, wherever it stands.
 
-        "The handbook does not mention a stipend, but you may work remotely two days a week"
-        answers part of the question: not a refusal.
+        "The Pro plan costs $12. I couldn't find the Enterprise price." is a partial refusal:
+        ``refusal`` is true, and its factual claims (``claims_left``) are still judged by the
+        caller; the record's faithfulness is then computed from them.
         """
+        del claims_left  # kept for callers; a partial refusal is a refusal
         if not sentences:
             return False
-        flags = self.refusal_flags(sentences, vectors, exemplars)
-        refusing = sum(flags)
-        if refusing == 0:
-            return False
-        return claims_left == 0 or (refusing * 2 > len(sentences) and claims_left < refusing)
+        return any(self.refusal_flags(sentences, vectors, exemplars))

@@ -1,0 +1,195 @@
+"""What a claim asserts: its key words, its names (hard words), its value slots and, for a terse
+answer, the question it answers — the target the embedded judge looks for in the passages.
+
+Usage::
+
+    target = ClaimTarget.build("How deep is Lake Baikal? 1,642 metres.")
+    target.key, target.hard, target.slots.quantities
+
+Also the word-matching helpers the judge shares with it: fuzzy word membership ("lankan" ~
+"lanka") and acronyms spelled out ("VAT" = "Value Added Tax").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+from groundwatch.judges.claims import STOPWORDS, content_words, terse_claim_parts
+from groundwatch.judges.slots import Slots, parse_slots
+
+__all__ = ["ClaimTarget", "fuzzy_in", "spells"]
+
+
+def spells(acronym: str, text: str) -> bool:
+    """ "VAT" is "Value Added Tax": consecutive capitalised words with these initials."""
+    words = re.findall(r"[A-Za-z][\w'-]*", text)
+    n = len(acronym)
+    initials = "".join(w[0] if w[0].isupper() else "_" for w in words)
+    return acronym.upper() in [initials[k : k + n] for k in range(len(initials) - n + 1)]
+
+
+@dataclass
+class ClaimTarget:
+    """What must be found for a claim: key words, hard (entity) words and slots."""
+
+    key: list[str]
+    hard: set[str]
+    slots: Slots
+    entities: tuple[str, ...]
+    loose: bool = False
+    phrases: tuple[str, ...] = ()
+    topic: tuple[str, ...] = ()
+    acronyms: dict[str, str] = field(default_factory=dict)  # key word -> "VAT"
+
+    @staticmethod
+    def build(claim: str) -> ClaimTarget:
+        parts = terse_claim_parts(claim)
+        asserted = parts[1] if parts is not None else claim
+        loose = False
+        slots = parse_slots(asserted)
+        slot_words: set[str] = set()
+        for q in slots.quantities:
+            slot_words.update(content_words(q.text))
+        slot_words.update(str(y) for y in slots.years)
+        for _, mon, day in slots.dates:
+            slot_words.update(str(x) for x in (mon, day) if x is not None)
+        slot_words.update(content_words(" ".join(_DATE_WORDS.findall(asserted))))
+        slot_words.update(_POLARITY_WORDS)
+        key = [w for w in dict.fromkeys(content_words(asserted)) if w not in slot_words]
+        if parts is not None:
+            yes_no = asserted.rstrip(".").lower() in {"yes", "no"}
+            answer_negated = not yes_no and bool(parse_slots(asserted).negated)
+            negated: bool | None = answer_negated != (asserted.rstrip(".").lower() == "no")
+            if yes_no and _COMPARISON.search(parts[0]):
+                # "Are X and Y both ...? No": a comparison the slots cannot check; only
+                # whether the passages address it.
+                negated = None
+                loose = True
+            elif not yes_no and not answer_negated:
+                negated = None  # a phrase answer takes no polarity from the question
+            slots = replace(slots, negated=negated)
+            # "How many days ...? 18 days": the question says what the value is about.
+            about = frozenset(content_words(parts[0]))
+            slots = replace(
+                slots,
+                quantities=tuple(replace(q, context=q.context | about) for q in slots.quantities),
+                words=slots.words | about,
+            )
+            if not key and not slots.quantities and not slots.years and not slots.dates:
+                # "Yes" / "No": the question's own words carry the claim.
+                key = [w for w in dict.fromkeys(content_words(parts[0])) if w not in slot_words]
+        hard: set[str] = set()
+        phrases: list[str] = []
+        first = asserted.split(" ", 1)[0] if asserted else ""
+        for ent in slots.entities:
+            if ent == first.strip(",.") and " " not in ent and not _subject_name(asserted):
+                continue  # a sentence-initial word is not necessarily a name
+            hard.update(w for w in content_words(ent) if w in key)
+            if all(w in key for w in content_words(ent)):
+                phrases.append(ent)
+        return ClaimTarget(
+            key=key,
+            hard=hard,
+            slots=slots,
+            entities=slots.entities,
+            loose=loose,
+            phrases=tuple(phrases),
+            topic=tuple(dict.fromkeys(content_words(parts[0]))) if parts is not None else (),
+            acronyms={
+                w: a for a in _ACRONYM.findall(asserted) for w in content_words(a) if w in key
+            },
+        )
+
+
+def _subject_name(sentence: str) -> bool:
+    """ "Germany won ...": a capitalised one-word subject right before its verb is a name."""
+    tokens = sentence.split()
+    if len(tokens) < 2 or tokens[0].lower() in STOPWORDS:
+        return False
+    nxt = tokens[1].lower().strip(",.")
+    return nxt in _AUX_WORDS or nxt in _SUBJECT_VERBS or bool(re.fullmatch(r"[a-z]{3,}ed", nxt))
+
+
+_SUBJECT_VERBS = frozenset(
+    [
+        "won",
+        "wins",
+        "lost",
+        "beat",
+        "became",
+        "becomes",
+        "founded",
+        "invented",
+        "discovered",
+        "wrote",
+        "built",
+        "signed",
+        "launched",
+        "released",
+        "announced",
+        "acquired",
+        "owns",
+        "leads",
+        "led",
+        "borders",
+        "flows",
+        "lies",
+    ]
+)
+_WH_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"})
+_AUX_WORDS = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "may",
+        "might",
+        "must",
+    ]
+)
+
+
+_POLARITY_WORDS = frozenset({"no", "not", "yes", "never"})
+_COMPARISON = re.compile(
+    r"\b(?:both|same|either|neither|or|all|each|also|too|more|less|older|younger|first)\b", re.I
+)
+_DATE_WORDS = re.compile(
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|march|april|june|july|aug(?:ust)?|sept?(?:ember)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b",
+    re.I,
+)
+
+
+@lru_cache(maxsize=65536)
+def _chopped(words: frozenset[str]) -> frozenset[str]:
+    """Each word of 6+ letters minus its last letter (for :func:`fuzzy_in`)."""
+    return frozenset(x[:-1] for x in words if len(x) >= 6)
+
+
+def fuzzy_in(word: str, words: frozenset[str]) -> bool:
+    if word in words:
+        return True
+    if len(word) < 5:
+        return False
+    # "lankan" ~ "lanka", "american" ~ "america": one word a prefix of the other, one letter
+    # apart, both of 5+ letters. Two set lookups instead of a scan of every word.
+    if len(word) >= 6 and word[:-1] in words:
+        return True
+    return word in _chopped(words)
+
+
+_ACRONYM = re.compile(r"\b[A-Z]{2,6}\b")

@@ -1,0 +1,140 @@
+"""The claim verdict: features of a claim against its evidence -> supported / contradicted /
+not found, by a small calibrated model, with the rule that decided recorded as data.
+
+Usage::
+
+    model = VerdictModel.shipped()
+    decision = model.decide(ClaimFeatures(p_supported=0.9, p_contradicted=0.05, ...))
+    decision.verdict, decision.score, decision.rule     # "supported", 0.93, "model"
+
+The features are the verifier's probabilities (best evidence window), the claim's weighted word
+coverage and cosine against its best-aligned sentence, and the code-checked value slots (a
+number, date or year that disagrees, or agrees, in a sentence clearly about the same thing).
+A multinomial logistic model over them is fitted on held-out labelled pairs
+(``training/calibrate.py``, never on ``dev/``), and the thresholds are chosen there: first the
+*contradicted* threshold, for precision, then the supported one. Hand-set weights do not appear
+here; the numbers come from ``verifier_model/judge_calibration.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["FEATURES", "ClaimFeatures", "Decision", "VerdictModel"]
+
+Verdict = Literal["supported", "contradicted", "not_found"]
+_VERDICTS: tuple[Verdict, Verdict, Verdict] = ("supported", "contradicted", "not_found")
+CALIBRATION = Path(__file__).resolve().parent / "verifier_model" / "judge_calibration.json"
+FEATURES = (
+    "log_p_supported",
+    "log_p_contradicted",
+    "log_p_not_found",
+    "coverage",
+    "cosine",
+    "value_conflict",
+    "value_agreed",
+)
+
+
+def _log(p: float) -> float:
+    return math.log(min(1.0, max(1e-6, p)))
+
+
+@dataclass(frozen=True)
+class ClaimFeatures:
+    """What the judge measured about one claim against its best evidence."""
+
+    p_supported: float
+    p_contradicted: float
+    p_not_found: float
+    coverage: float
+    cosine: float
+    value_conflict: bool
+    value_agreed: bool
+    #: The claim these features describe (for calibration and logs; not a feature).
+    claim: str = ""
+
+    def vector(self) -> npt.NDArray[np.float64]:
+        return np.array(
+            [
+                _log(self.p_supported),
+                _log(self.p_contradicted),
+                _log(self.p_not_found),
+                self.coverage,
+                self.cosine,
+                float(self.value_conflict),
+                float(self.value_agreed),
+            ]
+        )
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A verdict, its probability under the model, and which rule produced it."""
+
+    verdict: Verdict
+    score: float
+    rule: str
+    probabilities: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+
+class VerdictModel:
+    """Softmax over ``W @ features + b``, then: contradicted when P(contradicted) >= its
+    threshold (chosen for precision), else supported when P(supported) >= its threshold, else
+    not found."""
+
+    def __init__(
+        self,
+        weights: npt.NDArray[np.float64],
+        bias: npt.NDArray[np.float64],
+        contradicted_threshold: float,
+        supported_threshold: float,
+        version: str = "v0",
+    ):
+        if weights.shape != (3, len(FEATURES)) or bias.shape != (3,):
+            raise ValueError("verdict model: weights must be 3 x features, bias 3")
+        self.weights = weights
+        self.bias = bias
+        self.contradicted_threshold = contradicted_threshold
+        self.supported_threshold = supported_threshold
+        self.version = version
+
+    @classmethod
+    def load(cls, path: Path) -> VerdictModel:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if list(data["features"]) != list(FEATURES):
+            raise ValueError(f"{path}: features {data['features']} != {list(FEATURES)}")
+        return cls(
+            np.array(data["weights"], dtype=np.float64),
+            np.array(data["bias"], dtype=np.float64),
+            float(data["contradicted_threshold"]),
+            float(data["supported_threshold"]),
+            str(data.get("version", "v0")),
+        )
+
+    @classmethod
+    def shipped(cls) -> VerdictModel:
+        return cls.load(CALIBRATION)
+
+    def probabilities(self, features: ClaimFeatures) -> npt.NDArray[np.float64]:
+        z = self.weights @ features.vector() + self.bias
+        z = z - z.max()
+        e = np.exp(z)
+        out: npt.NDArray[np.float64] = e / e.sum()
+        return out
+
+    def decide(self, features: ClaimFeatures) -> Decision:
+        p = self.probabilities(features)
+        probs = (float(p[0]), float(p[1]), float(p[2]))
+        if probs[1] >= self.contradicted_threshold:
+            return Decision("contradicted", probs[1], "model", probs)
+        if probs[0] >= self.supported_threshold:
+            return Decision("supported", probs[0], "model", probs)
+        return Decision("not_found", max(probs[2], 1.0 - probs[0]), "model", probs)

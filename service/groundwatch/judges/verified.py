@@ -1,0 +1,672 @@
+"""The verifier judge (``GROUNDWATCH_JUDGE__BACKEND=verifier``): CPU, offline; sentence
+embeddings find the evidence, groundwatch's trained claim verifier decides.
+
+Opt-in beside the rules-based ``embedded`` judge until it beats it on every labelled set (see
+README *Accuracy* and docs/verifier.md: it is better on blind paraphrases and on held-out set 2's
+supported claims, worse on HaluEval QA and the in-house hard cases).
+
+Usage::
+
+    judge = VerifiedJudge(build_embedder(settings.embedding))
+    judge.load()
+    [judgement] = judge.judge_batch([trace])
+
+Per trace: the answer is split into claims (:mod:`groundwatch.judges.claims`); every passage
+sentence, claim, the question and the answer are embedded in ONE call per batch (the embedder
+caches by content hash, so recurring passages cost nothing). Each claim is aligned to passage
+sentences by IDF-weighted content-word coverage and cosine similarity. For the best-aligned
+passages an evidence window is cut (:mod:`groundwatch.judges.evidence_window`, the same cut as
+in training) and the claim verifier (:mod:`groundwatch.judges.verifier`, a cross-encoder trained
+by ``training/``) scores every (window, claim) pair of the trace in one call. The code-checked
+value slots (numbers, units, dates, years; :mod:`groundwatch.judges.slots`) of the sentences
+clearly about the same thing are features beside it. The verdict comes from the calibrated
+model of :mod:`groundwatch.judges.verdict`; negation, modality and comparative rules no longer
+decide anything alone.
+
+A cascade skips the model for certain cases: a claim that is a passage's own words (4+ words,
+verbatim after normalisation) is supported; a claim naming something (a capitalised name) that
+no passage contains is not found. ``stats`` counts each path.
+
+``score`` is the judge's confidence in the verdict it gives.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+import numpy.typing as npt
+
+from groundwatch.contract.record import Evidence
+from groundwatch.contract.trace import RagTrace
+from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
+from groundwatch.judges.claim_target import ClaimTarget, fuzzy_in, spells
+from groundwatch.judges.claims import (
+    LIGHT_WORDS,
+    content_words,
+    extract_claims,
+    has_verb,
+    is_terse,
+    split_sentences,
+)
+from groundwatch.judges.embedding import Embedder
+from groundwatch.judges.evidence_window import evidence_window
+from groundwatch.judges.refusal import REFUSAL_EXEMPLARS, RefusalDetector
+from groundwatch.judges.slots import Slots, compare_slots, parse_slots
+from groundwatch.judges.verdict import ClaimFeatures, VerdictModel
+from groundwatch.judges.verifier import (
+    CONTRADICTED,
+    NOT_FOUND,
+    SUPPORTED,
+    ClaimVerifier,
+    shipped_verifier,
+)
+
+__all__ = [
+    "DEFAULT_RELEVANCE_THRESHOLD",
+    "DEFAULT_SUPPORT_THRESHOLD",
+    "RULES_VERSION",
+    "VerifiedJudge",
+]
+
+RULES_VERSION = "v1"
+#: Passage relevance threshold (relevance = 0.6 * max cosine of question vs passage sentences
+#: + 0.4 * IDF-weighted share of question words in the passage). Calibrated with
+#: ``benchmarks/accuracy.py FILE --calibrate``: on HaluEval dev, a question's own passage vs
+#: another question's passage separate with AUROC 1.00 (at 0.33: 97.0% of own passages relevant,
+#: 99.3% of others not); on the hand-labeled in-domain passages of tests/hard_cases.jsonl
+#: off-topic passages score <= 0.32 and on-topic ones >= 0.35.
+DEFAULT_RELEVANCE_THRESHOLD = 0.33
+#: Kept for the settings and the version string; the verdict model decides support now.
+DEFAULT_SUPPORT_THRESHOLD = 0.85
+#: A sentence is "clearly about the same thing" above this cosine / coverage: only then can a
+#: disagreeing value in it become the value_conflict feature.
+_CONTRA_COS = 0.55
+_CONTRA_COVERAGE = 0.70
+#: Weight of a verb or common word relative to a name, number or noun of the same rarity.
+_LIGHT_WEIGHT = 0.3
+_CANDIDATES = 5
+#: Evidence windows (best-aligned passages) scored by the verifier per claim.
+_WINDOWS = 3
+#: Above this many passage sentences, a claim is scored only against the nearest ones.
+_PREFILTER = 64
+
+Vectors = npt.NDArray[np.float32]
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Passage:
+    index: int
+    id: str | None
+    sentences: list[int]  # indexes into _Prepared.sentences
+    words: frozenset[str]
+    slots: Slots
+
+
+@dataclass
+class _Sentence:
+    ctx: int
+    position: int
+    text: str
+    words: frozenset[str]
+    window_text: str = ""
+    window: frozenset[str] = frozenset()
+    #: The sentence with its neighbours in the same passage: a compound claim may state the
+    #: values of two adjacent sentences.
+    near_text: str = ""
+    near: frozenset[str] = frozenset()
+
+
+@dataclass
+class _Prepared:
+    trace: RagTrace
+    passages: list[_Passage]
+    sentences: list[_Sentence]
+    claims: list[str]
+    answer_sentences: list[str]
+    citation_claims: list[list[str]]
+    df: dict[str, int]
+    postings: dict[str, list[int]]  # word -> sentences containing it
+    relevant: bool = False  # some passage is relevant to the question
+
+
+def _texts_to_embed(prep: _Prepared) -> list[str]:
+    """Every text of a trace the judge compares: all go into the batch's one embed call."""
+    trace = prep.trace
+    out = [trace.question]
+    if trace.answer and trace.answer.strip():
+        out.append(trace.answer.strip())
+    out.extend(s.text for s in prep.sentences)
+    out.extend(prep.claims)
+    out.extend(prep.answer_sentences)
+    out.extend(c for claims in prep.citation_claims for c in claims)
+    return out
+
+
+def _clip(x: float) -> float:
+    if math.isnan(x):
+        return 0.0
+    return min(1.0, max(0.0, x))
+
+
+class VerifiedJudge:
+    """Faithfulness, relevance and refusal judge on sentence embeddings and slot checks (CPU).
+
+    Usage: ``VerifiedJudge(build_embedder(settings.embedding)).judge_batch(traces)``.
+    """
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        relevance_threshold: float | None = None,
+        support_threshold: float | None = None,
+        verifier: ClaimVerifier | None = None,
+        verdicts: VerdictModel | None = None,
+    ):
+        self._embedder = embedder
+        self.relevance_threshold = (
+            DEFAULT_RELEVANCE_THRESHOLD if relevance_threshold is None else relevance_threshold
+        )
+        self.support_threshold = (
+            DEFAULT_SUPPORT_THRESHOLD if support_threshold is None else support_threshold
+        )
+        self._refusals = RefusalDetector()
+        self._verifier = verifier if verifier is not None else shipped_verifier()
+        self._verdicts = verdicts if verdicts is not None else VerdictModel.shipped()
+        #: How claims were decided: "verbatim" (cascade, no model) or "model".
+        self.stats: Counter[str] = Counter()
+        self._loaded = False
+        self._closed = False
+
+    # ------------------------------------------------------------------ Judge protocol
+    @property
+    def version(self) -> str:
+        return (
+            f"verifier/{self._embedder.name}/{self._verifier.name}/cal-{self._verdicts.version}"
+            f"/rel{self.relevance_threshold:.2f}/{RULES_VERSION}"
+        )
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder (the runtime registers its cache metrics through this attribute)."""
+        return self._embedder
+
+    @property
+    def backend(self) -> str:
+        return "verifier"
+
+    def load(self) -> None:
+        # The embedder comes in constructed and loaded: nothing to do (and idempotent).
+        self._loaded = True
+
+    def ready(self) -> bool:
+        return not self._closed
+
+    def close(self) -> None:
+        self._closed = True
+
+    def judge_batch(self, traces: Sequence[RagTrace]) -> list[TraceJudgement | JudgeError]:
+        prepared: list[_Prepared | JudgeError] = []
+        texts: dict[str, int] = {}
+
+        def want(text: str) -> None:
+            if text not in texts:
+                texts[text] = len(texts)
+
+        for ex in REFUSAL_EXEMPLARS:
+            want(ex)
+        for trace in traces:
+            try:
+                prep = self._prepare(trace)
+            except Exception as exc:  # one bad trace must not sink the batch
+                prepared.append(JudgeError("internal_error", f"prepare: {type(exc).__name__}"))
+                continue
+            prepared.append(prep)
+            for text in _texts_to_embed(prep):
+                want(text)
+        try:
+            matrix = self._embedder.embed(list(texts))
+        except Exception as exc:
+            raise JudgeError("judge_error", f"embedding failed: {type(exc).__name__}") from exc
+        exemplars = matrix[[texts[e] for e in REFUSAL_EXEMPLARS]]
+        results: list[TraceJudgement | JudgeError] = []
+        for item in prepared:
+            if isinstance(item, JudgeError):
+                results.append(item)
+                continue
+            try:
+                results.append(self._judge(item, matrix, texts, exemplars))
+            except Exception as exc:
+                results.append(JudgeError("internal_error", f"judge: {type(exc).__name__}"))
+        return results
+
+    # ------------------------------------------------------------------ preparation
+    def _prepare(self, trace: RagTrace) -> _Prepared:
+        passages: list[_Passage] = []
+        sentences: list[_Sentence] = []
+        df: dict[str, int] = {}
+        postings: dict[str, list[int]] = {}
+        for i, ctx in enumerate(trace.contexts):
+            idxs: list[int] = []
+            texts = list(_passage_sentences(ctx.text))
+            heading = texts[0] if texts and _is_heading(texts[0]) else None
+            for pos, sent in enumerate(texts):
+                words = frozenset(content_words(sent))
+                for w in words:
+                    df[w] = df.get(w, 0) + 1
+                    postings.setdefault(w, []).append(len(sentences))
+                # What a sentence can lean on: a heading, and the sentence its pronoun refers to.
+                extra = [t for t in (heading,) if t is not None and t != sent]
+                if pos > 0 and _ANAPHOR.match(sent) and texts[pos - 1] != heading:
+                    extra.append(texts[pos - 1])
+                window_text = " ".join([*extra, sent])
+                idxs.append(len(sentences))
+                sentences.append(
+                    _Sentence(
+                        i, pos, sent, words, window_text, frozenset(content_words(window_text))
+                    )
+                )
+            for k in idxs:
+                lo, hi = max(0, k - 1), k + 2
+                near = [sentences[j].text for j in range(lo, hi) if j in idxs]
+                sentences[k].near_text = " ".join(near)
+                sentences[k].near = frozenset(content_words(sentences[k].near_text))
+            passages.append(
+                _Passage(
+                    i,
+                    ctx.id,
+                    idxs,
+                    frozenset(content_words(ctx.text)),
+                    parse_slots(ctx.text),
+                )
+            )
+        answer = (trace.answer or "").strip()
+        claims = extract_claims(trace.question, answer) if answer else []
+        citation_claims = [
+            extract_claims(trace.question, c.sentence) for c in (trace.citations or [])
+        ]
+        return _Prepared(
+            trace=trace,
+            passages=passages,
+            sentences=sentences,
+            claims=claims,
+            answer_sentences=split_sentences(answer) if answer else [],
+            citation_claims=citation_claims,
+            df=df,
+            postings=postings,
+        )
+
+    # ------------------------------------------------------------------ judging
+    def _judge(
+        self, prep: _Prepared, matrix: Vectors, rows: dict[str, int], exemplars: Vectors
+    ) -> TraceJudgement:
+        trace = prep.trace
+        sent_vecs = (
+            matrix[[rows[s.text] for s in prep.sentences]]
+            if prep.sentences
+            else np.zeros((0, matrix.shape[1]), dtype=np.float32)
+        )
+        q_vec = matrix[rows[trace.question]]
+        relevance = self._relevance(prep, q_vec, sent_vecs)
+        prep.relevant = any(r >= self.relevance_threshold for r in relevance)
+        # A claim that reads like a refusal ("nothing about that in the knowledge base") is
+        # not a fact about the world: drop it (the patterns already dropped the obvious ones).
+        texts = [
+            c
+            for c in prep.claims
+            if float((exemplars @ matrix[rows[c]]).max()) < self._refusals.threshold
+        ]
+        aligned = [self._align(c, matrix[rows[c]], prep, sent_vecs) for c in texts]
+        cited = self._align_citations(prep, sent_vecs, matrix, rows)
+        every = aligned + [a for group in cited or [] for a in group]
+        probs = self._verify(every)
+        claims = [self._decide(a, p, prep) for a, p in zip(aligned, probs, strict=False)]
+        rest = probs[len(aligned) :]
+        citation_supported: list[bool] | None = None
+        if cited is not None:
+            citation_supported = []
+            for group in cited:
+                verdicts = [self._decide(a, rest.pop(0), prep).verdict for a in group]
+                citation_supported.append(bool(group) and all(v == "supported" for v in verdicts))
+        answer = (trace.answer or "").strip()
+        refusal = False
+        if prep.answer_sentences:
+            vecs = matrix[[rows[s] for s in prep.answer_sentences]]
+            refusal = self._refusals.is_refusal(
+                prep.answer_sentences, vecs, exemplars, claims_left=len(claims)
+            )
+        answer_relevance = None
+        if answer and not refusal:
+            answer_relevance = self._answer_relevance(answer, q_vec, matrix, rows)
+        tokens = self._embedder.count_tokens([c.text for c in trace.contexts])
+        return TraceJudgement(
+            claims=claims,
+            context_relevance=relevance,
+            relevance_threshold=self.relevance_threshold,
+            answer_relevance=answer_relevance,
+            refusal=refusal,
+            context_tokens=int(sum(tokens)),
+            citation_supported=citation_supported,
+        )
+
+    def _weights(self, words: Sequence[str], prep: _Prepared) -> list[float]:
+        # What a claim asserts is in its names, numbers and nouns; verbs and common words are
+        # paraphrased freely ("costs" / "is priced at"), so they weigh little.
+        n = max(1, len(prep.sentences))
+        return [
+            math.log(1.0 + (n + 1) / (prep.df.get(w, 0) + 0.5))
+            * (_LIGHT_WEIGHT if w in LIGHT_WORDS else 1.0)
+            for w in words
+        ]
+
+    def _relevance(self, prep: _Prepared, q_vec: Vectors, sent_vecs: Vectors) -> list[float]:
+        q_words = list(dict.fromkeys(content_words(prep.trace.question)))
+        weights = self._weights(q_words, prep)
+        total = sum(weights) or 1.0
+        sims = sent_vecs @ q_vec if len(sent_vecs) else np.zeros(0, dtype=np.float32)
+        out: list[float] = []
+        for p in prep.passages:
+            cos = float(sims[p.sentences].max()) if p.sentences else 0.0
+            lex = sum(w for word, w in zip(q_words, weights, strict=True) if word in p.words)
+            out.append(_clip(0.6 * _clip(cos) + 0.4 * lex / total))
+        return out
+
+    def _answer_relevance(
+        self, answer: str, q_vec: Vectors, matrix: Vectors, rows: dict[str, int]
+    ) -> float:
+        cos = float(matrix[rows[answer]] @ q_vec)
+        if is_terse(answer):
+            # A phrase rarely resembles its question; judge it as an answer of the right shape.
+            return _clip(0.6 + 0.4 * _clip(cos / 0.5))
+        return _clip((cos - 0.1) / 0.55)
+
+    def _align_citations(
+        self, prep: _Prepared, sent_vecs: Vectors, matrix: Vectors, rows: dict[str, int]
+    ) -> list[list[_Alignment]] | None:
+        """Each cited sentence's claims, aligned only to the passages it cites."""
+        citations = prep.trace.citations
+        if not citations:
+            return None
+        by_id = {p.id: p.index for p in prep.passages if p.id is not None}
+        out: list[list[_Alignment]] = []
+        for citation, claims in zip(citations, prep.citation_claims, strict=True):
+            allowed: set[int] = set()
+            for cid in citation.context_ids:
+                if cid in by_id:
+                    allowed.add(by_id[cid])
+                elif cid.isdigit() and int(cid) < len(prep.passages):
+                    allowed.add(int(cid))
+            if not claims:
+                continue
+            if not allowed:
+                out.append([])
+                continue
+            out.append(
+                [self._align(c, matrix[rows[c]], prep, sent_vecs, allowed=allowed) for c in claims]
+            )
+        return out or None
+
+    def _verify(self, aligned: Sequence[_Alignment]) -> list[npt.NDArray[np.float32]]:
+        """The verifier's probabilities for every window of every claim, in one call."""
+        pairs = [(window, a.claim) for a in aligned for _, window in a.windows]
+        probs = self._verifier.predict(pairs) if pairs else np.zeros((0, 3), dtype=np.float32)
+        out: list[npt.NDArray[np.float32]] = []
+        k = 0
+        for a in aligned:
+            out.append(probs[k : k + len(a.windows)])
+            k += len(a.windows)
+        return out
+
+    # ------------------------------------------------------------------ one claim
+    def _align(
+        self,
+        claim: str,
+        claim_vec: Vectors,
+        prep: _Prepared,
+        sent_vecs: Vectors,
+        *,
+        allowed: set[int] | None = None,
+    ) -> _Alignment:
+        """Where a claim's evidence is: aligned sentences, windows for the verifier, slots."""
+        cands = [i for i, s in enumerate(prep.sentences) if allowed is None or s.ctx in allowed]
+        out = _Alignment(claim)
+        if not cands:
+            out.reason = "no passage to check against"
+            return out
+        target = ClaimTarget.build(claim)
+        weights = dict(zip(target.key, self._weights(target.key, prep), strict=True))
+        if target.loose:
+            out.loose = _judge_loose(claim, prep, allowed, weights, sum(weights.values()) or 1.0)
+            return out
+        if _verbatim(claim, prep, allowed):
+            out.verbatim = True
+        absent = _names_absent(target, prep, allowed)
+        if absent:
+            # A name the claim asserts appears in no passage it may lean on: nothing there can
+            # support it, whatever the wording (cascade; the model is not asked).
+            out.absent = absent
+            return out
+        align_w = weights
+        if not weights and target.topic:
+            # "How deep is X? 1,942 metres": align on the question's words.
+            align_w = dict(zip(target.topic, self._weights(target.topic, prep), strict=True))
+        align_total = sum(align_w.values()) or 1.0
+        cos = sent_vecs[cands] @ claim_vec
+        if len(cands) > _PREFILTER:
+            cands, cos = _prefilter(cands, cos, align_w, prep)
+        scored: list[tuple[float, int, float, float]] = []  # align, sentence, cos, coverage
+        for j, i in enumerate(cands):
+            sent = prep.sentences[i]
+            cov = sum(w for word, w in align_w.items() if fuzzy_in(word, sent.window)) / align_total
+            scored.append((0.5 * float(cos[j]) + 0.5 * cov, i, float(cos[j]), cov))
+        scored.sort(reverse=True)
+        align, best, out.cosine, out.coverage = scored[0]
+        out.best_sentence = best
+        # Code-checked values (numbers, units, dates, years) of the sentences clearly about
+        # the same thing: features beside the verifier, never a verdict alone.
+        for _, i, c, cov in scored[:_CANDIDATES]:
+            sent = prep.sentences[i]
+            check = compare_slots(
+                target.slots, parse_slots(sent.text), sent.text, prep.passages[sent.ctx].slots
+            )
+            about_same = (c >= _CONTRA_COS and cov >= 0.5) or cov >= _CONTRA_COVERAGE
+            values = [x for x in check.conflicts if x.startswith(_VALUE_CONFLICTS)]
+            if about_same and values and out.conflict is None:
+                out.conflict = (i, values[0])
+            if c >= _CONTRA_COS and check.values_matched:
+                out.value_agreed = True
+        if out.verbatim and out.conflict is None:
+            return out  # the cascade decides: no window, no model call
+        # One window per passage, for the best-aligned passages: the sentences the alignment
+        # ranks highest, in passage order (the same cut as in training).
+        by_passage: dict[int, dict[int, float]] = {}
+        for align, i, _, _ in scored:
+            by_passage.setdefault(prep.sentences[i].ctx, {})[i] = align
+        ranked = sorted(by_passage, key=lambda p: -max(by_passage[p].values()))
+        for ctx in ranked[:_WINDOWS]:
+            idxs = prep.passages[ctx].sentences
+            scores = [by_passage[ctx].get(i, 0.0) for i in idxs]
+            texts = [prep.sentences[i].text for i in idxs]
+            top = max(by_passage[ctx], key=lambda i: by_passage[ctx][i])
+            out.windows.append((top, evidence_window(texts, claim, scores=scores)))
+        return out
+
+    def _decide(
+        self, al: _Alignment, probs: npt.NDArray[np.float32], prep: _Prepared
+    ) -> ClaimJudgement:
+        """The verdict of one claim, from its alignment and its windows' verifier scores."""
+        claim = al.claim
+        if al.loose is not None:
+            return al.loose
+        if al.verbatim and al.conflict is None:
+            self.stats["verbatim"] += 1
+            return ClaimJudgement(
+                claim, "supported", 1.0, _evidence(prep, al.best_sentence), "verbatim"
+            )
+        if al.absent:
+            self.stats["name_absent"] += 1
+            return ClaimJudgement(
+                claim, "not_found", 1.0, None, "not in the passages: " + ", ".join(al.absent[:4])
+            )
+        if not al.windows:
+            return ClaimJudgement(claim, "not_found", 1.0, None, al.reason or "no evidence")
+        self.stats["model"] += 1
+        sup_w = int(np.argmax(probs[:, SUPPORTED]))
+        con_w = int(np.argmax(probs[:, CONTRADICTED]))
+        features = ClaimFeatures(
+            p_supported=float(probs[sup_w, SUPPORTED]),
+            p_contradicted=float(probs[con_w, CONTRADICTED]),
+            p_not_found=float(probs[:, NOT_FOUND].min()),
+            coverage=al.coverage,
+            cosine=al.cosine,
+            value_conflict=al.conflict is not None,
+            value_agreed=al.value_agreed,
+            claim=claim,
+        )
+        decision = self._verdicts.decide(features)
+        if decision.verdict == "supported":
+            return ClaimJudgement(
+                claim, "supported", _clip(decision.score), _evidence(prep, al.windows[sup_w][0])
+            )
+        if decision.verdict == "contradicted":
+            if al.conflict is not None:
+                where, reason = al.conflict
+            else:
+                where, reason = al.windows[con_w][0], "the evidence states otherwise"
+            return ClaimJudgement(
+                claim, "contradicted", _clip(decision.score), _evidence(prep, where), reason
+            )
+        best = al.best_sentence
+        target = ClaimTarget.build(claim)
+        reason = _missing_reason(target, prep.passages[prep.sentences[best].ctx])
+        evidence = _evidence(prep, best) if al.cosine >= 0.3 else None
+        return ClaimJudgement(claim, "not_found", _clip(decision.score), evidence, reason)
+
+
+@dataclass
+class _Alignment:
+    """One claim against the passages: what the verifier reads and what the slots found."""
+
+    claim: str
+    windows: list[tuple[int, str]] = field(default_factory=list)  # (best sentence, window)
+    best_sentence: int = 0
+    cosine: float = 0.0
+    coverage: float = 0.0
+    conflict: tuple[int, str] | None = None  # (sentence, "number mismatch: ...")
+    value_agreed: bool = False
+    verbatim: bool = False
+    absent: list[str] = field(default_factory=list)  # names found in no passage
+    loose: ClaimJudgement | None = None
+    reason: str | None = None
+
+
+def _names_absent(target: ClaimTarget, prep: _Prepared, allowed: set[int] | None) -> list[str]:
+    """The claim's name words (as written) that no allowed passage contains, even spelled out
+    as an acronym ("VAT" = "Value Added Tax") or with a one-letter ending change."""
+    passages = [p for p in prep.passages if allowed is None or p.index in allowed]
+    words = frozenset().union(*(p.words for p in passages)) if passages else frozenset()
+    missing = []
+    for w in sorted(target.hard):
+        if fuzzy_in(w, words):
+            continue
+        acronym = next((a for k, a in target.acronyms.items() if k == w), None)
+        if acronym and any(spells(acronym, prep.trace.contexts[p.index].text) for p in passages):
+            continue
+        missing.append(w)
+    return missing
+
+
+_VALUE_CONFLICTS = ("number mismatch", "date mismatch", "year mismatch")
+_NORM = re.compile(r"[^a-z0-9]+")
+
+
+def _normalised(text: str) -> str:
+    return _NORM.sub(" ", text.lower()).strip()
+
+
+def _verbatim(claim: str, prep: _Prepared, allowed: set[int] | None) -> bool:
+    """The claim (of 4+ words) is a passage's own words: supported without the model."""
+    want = _normalised(claim)
+    if len(want.split()) < 4:
+        return False
+    return any(
+        f" {want} " in f" {_normalised(ctx.text)} "
+        for i, ctx in enumerate(prep.trace.contexts)
+        if allowed is None or i in allowed
+    )
+
+
+def _is_heading(text: str) -> bool:
+    if len(text.split()) > 10:
+        return False
+    if text.endswith(":") or not text.endswith((".", "!", "?")):
+        return True
+    # "Driving in Spain." / "HX-200 Maintenance.": a short title without a verb.
+    return len(text.split()) <= 6 and not has_verb(text.rstrip("."))
+
+
+# A sentence leaning on the previous one: "It ...", "Today it holds ...", "The latter ...".
+_ANAPHOR = re.compile(
+    r"^(?:this|these|both|each|the latter|the former|(?:\w+,?\s+){0,2}(?:it|he|she|they|its|his|her|their))\b",
+    re.I,
+)
+
+
+@lru_cache(maxsize=8192)
+def _passage_sentences(text: str) -> tuple[str, ...]:
+    """Sentences of a passage; cached, because popular passages recur across traces."""
+    return tuple(split_sentences(text))
+
+
+def _prefilter(
+    cands: list[int], cos: Vectors, weights: dict[str, float], prep: _Prepared
+) -> tuple[list[int], Vectors]:
+    """Long contexts: keep the sentences nearest by cosine and by exact word overlap."""
+    half = _PREFILTER // 2
+    by_cos = np.argsort(-cos)[:half].tolist()
+    position = {i: j for j, i in enumerate(cands)}
+    lexical: dict[int, float] = {}
+    for word, w in weights.items():
+        for i in prep.postings.get(word, ()):
+            if i in position:
+                lexical[position[i]] = lexical.get(position[i], 0.0) + w
+    by_lex = sorted(lexical, key=lambda j: -lexical[j])[:half]
+    keep = sorted(set(by_cos) | set(by_lex))
+    return [cands[j] for j in keep], cos[keep]
+
+
+def _judge_loose(
+    claim: str,
+    prep: _Prepared,
+    allowed: set[int] | None,
+    weights: dict[str, float],
+    total: float,
+) -> ClaimJudgement:
+    """A yes/no answer to a comparison: supported when the passages address the question."""
+    words: set[str] = set()
+    for p in prep.passages:
+        if allowed is None or p.index in allowed:
+            words |= p.words
+    cov = sum(w for word, w in weights.items() if fuzzy_in(word, frozenset(words))) / total
+    if not weights or cov >= 0.6 or prep.relevant:
+        return ClaimJudgement(claim, "supported", _clip(cov), None, "comparison not checkable")
+    return ClaimJudgement(claim, "not_found", _clip(1.0 - cov), None, "passages do not cover it")
+
+
+def _evidence(prep: _Prepared, sentence: int) -> Evidence:
+    s = prep.sentences[sentence]
+    return Evidence(context_index=s.ctx, context_id=prep.passages[s.ctx].id, text=s.text)
+
+
+def _missing_reason(target: ClaimTarget, passage: _Passage) -> str:
+    missing = [w for w in target.key if not fuzzy_in(w, passage.words)]
+    if missing:
+        return "not in the passages: " + ", ".join(missing[:4])
+    return "no passage sentence supports the claim"

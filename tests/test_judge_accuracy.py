@@ -1,0 +1,128 @@
+"""The verifier judge (``GROUNDWATCH_JUDGE__BACKEND=verifier``) measured on data it was not
+built on. (The default rules judge is gated on its own cases in ``test_hard_cases.py``.)
+
+* ``heldout2_cases.jsonl``: written blind by engineers who had not seen the judge; never tuned on.
+* ``paraphrase_cases.jsonl``: true paraphrases in 14 domains, written blind before the verifier
+  existed: none may come out *contradicted* (a false page).
+* ``refusal_cases.jsonl``: refusals, partial refusals and look-alike non-refusals, written blind;
+  measured as balanced accuracy, never plain accuracy.
+* the verifier's dev sets (``../shared/data/verifier/dev``, measuring only), seeded stratified
+  samples: SICK 3-way accuracy, Climate-FEVER AUROC, SummEdits (2 unseen domains) balanced
+  accuracy.
+
+Bars sit a little under the figures measured for the shipped model (README, docs/verifier.md), so
+a regression fails and noise does not. ``benchmarks/accuracy.py FILE --mistakes`` lists misses.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from groundwatch.judges.embedding import build_embedder
+from groundwatch.judges.verified import VerifiedJudge
+from groundwatch.settings import EmbeddingSettings
+
+ROOT = Path(__file__).resolve().parents[1]
+DEV = next(
+    (
+        p
+        for p in (
+            ROOT.parent / "shared" / "data" / "verifier" / "dev",
+            Path("/work/shared/data/verifier/dev"),
+        )
+        if p.exists()
+    ),
+    ROOT.parent / "shared" / "data" / "verifier" / "dev",
+)
+
+
+def _module(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"gw_{name}", ROOT / "benchmarks" / f"{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[f"gw_{name}"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def accuracy() -> ModuleType:
+    return _module("accuracy")
+
+
+@pytest.fixture(scope="module")
+def pairs() -> ModuleType:
+    return _module("pairs")
+
+
+@pytest.fixture(scope="module")
+def judge() -> VerifiedJudge:
+    j = VerifiedJudge(build_embedder(EmbeddingSettings()))
+    j.load()
+    return j
+
+
+def _report(accuracy: ModuleType, judge: VerifiedJudge, name: str) -> Any:
+    rows = accuracy.load_rows(ROOT / "tests" / name)
+    report, _ = accuracy.evaluate_rows(rows, judge)
+    print(f"\n{name}\n" + "\n".join(report.lines()))
+    return report
+
+
+def test_blind_heldout_claims(accuracy: ModuleType, judge: VerifiedJudge) -> None:
+    report = _report(accuracy, judge, "heldout2_cases.jsonl")
+    assert report.claim_accuracy >= HELDOUT2_CLAIM_ACCURACY
+    # a true claim called contradicted pages someone for nothing
+    assert report.confusion["supported"].get("contradicted", 0) <= HELDOUT2_FALSE_CONTRADICTIONS
+
+
+def test_true_paraphrases_are_never_contradicted(
+    accuracy: ModuleType, judge: VerifiedJudge
+) -> None:
+    report = _report(accuracy, judge, "paraphrase_cases.jsonl")
+    contradicted = [m for m in report.mistakes if m.get("got") == "contradicted"]
+    assert contradicted == []
+    assert report.claim_accuracy >= PARAPHRASE_SUPPORTED_SHARE
+
+
+def test_refusals_in_any_phrasing(accuracy: ModuleType, judge: VerifiedJudge) -> None:
+    report = _report(accuracy, judge, "refusal_cases.jsonl")
+    assert report.refusal_balanced_accuracy is not None
+    assert report.refusal_balanced_accuracy >= REFUSAL_BALANCED_ACCURACY
+    assert report.refusal_recall >= REFUSAL_RECALL
+
+
+@pytest.mark.skipif(not DEV.exists(), reason="shared labelled data not present")
+@pytest.mark.parametrize(
+    ("name", "metric", "bar"),
+    [
+        ("sick.jsonl", "three_way", "SICK_3WAY"),
+        ("climate_fever.jsonl", "auroc", "CLIMATE_AUROC"),
+        ("summedits_podcast_sales_email.jsonl", "balanced", "SUMMEDITS_BALANCED"),
+    ],
+)
+def test_dev_pairs_from_other_domains(pairs: ModuleType, name: str, metric: str, bar: str) -> None:
+    rows = pairs.load_pairs(DEV / name, 300)
+    verdicts, scores, _ = pairs.judge_pairs(rows, "verifier")
+    figures = pairs.figures(rows, verdicts, scores)
+    print(f"\n{name}: {figures}")
+    assert figures[metric] is not None
+    assert figures[metric] >= globals()[bar]
+
+
+# Measured for the shipped model (see docs/verifier.md); bars a little below.
+HELDOUT2_CLAIM_ACCURACY = 0.42  # measured 0.457 (rules judge r4: 0.255)
+HELDOUT2_FALSE_CONTRADICTIONS = 0
+PARAPHRASE_SUPPORTED_SHARE = 0.75  # measured 0.796 (r4: 0.467, and 9 contradicted)
+REFUSAL_BALANCED_ACCURACY = 0.80  # measured 0.850 (shared refusal detector)
+REFUSAL_RECALL = 0.88  # measured 0.923
+SICK_3WAY = 0.42  # measured 0.463 on the 300-pair sample (r4: 0.787)
+CLIMATE_AUROC = 0.54  # measured 0.587 (r4: 0.540)
+SUMMEDITS_BALANCED = 0.57  # measured 0.620 (r4: 0.509)

