@@ -239,9 +239,13 @@ def test_ctrl_c_during_the_replay_stops_prometheus() -> None:
                 url = hit.group(1)
                 break
         assert url, "the demo never started prometheus"
+        # Keep draining stderr: a full pipe would block the demo's shutdown logging forever.
+        import threading
+
+        threading.Thread(target=proc.stderr.read, daemon=True).start()
         assert _listening(url)
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(60) == 0
+        assert proc.wait(90) == 0
         assert not _listening(url)
     finally:
         if proc.poll() is None:
