@@ -30,7 +30,7 @@ import logging
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -39,15 +39,16 @@ import numpy.typing as npt
 from groundwatch.contract.record import Evidence
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
+from groundwatch.judges.claim_target import ClaimTarget as _ClaimTarget
+from groundwatch.judges.claim_target import fuzzy_in as _fuzzy_in
+from groundwatch.judges.claim_target import spells as _spells
 from groundwatch.judges.claims import (
     LIGHT_WORDS,
-    STOPWORDS,
     content_words,
     extract_claims,
     has_verb,
     is_terse,
     split_sentences,
-    terse_claim_parts,
 )
 from groundwatch.judges.embedding import Embedder
 from groundwatch.judges.refusal import REFUSAL_EXEMPLARS, RefusalDetector
@@ -585,88 +586,6 @@ def graded_support(
     return values_matched >= 1 and cos >= _VALUE_COS and soft >= _VALUE_SOFT
 
 
-@dataclass
-class _ClaimTarget:
-    """What must be found for a claim: key words, hard (entity) words and slots."""
-
-    key: list[str]
-    hard: set[str]
-    slots: Slots
-    entities: tuple[str, ...]
-    loose: bool = False
-    phrases: tuple[str, ...] = ()
-    topic: tuple[str, ...] = ()
-    acronyms: dict[str, str] = field(default_factory=dict)  # key word -> "VAT"
-
-    @staticmethod
-    def build(claim: str) -> _ClaimTarget:
-        parts = terse_claim_parts(claim)
-        asserted = parts[1] if parts is not None else claim
-        loose = False
-        slots = parse_slots(asserted)
-        slot_words: set[str] = set()
-        for q in slots.quantities:
-            slot_words.update(content_words(q.text))
-        slot_words.update(str(y) for y in slots.years)
-        for _, mon, day in slots.dates:
-            slot_words.update(str(x) for x in (mon, day) if x is not None)
-        slot_words.update(content_words(" ".join(_DATE_WORDS.findall(asserted))))
-        slot_words.update(_POLARITY_WORDS)
-        key = [w for w in dict.fromkeys(content_words(asserted)) if w not in slot_words]
-        if parts is not None:
-            yes_no = asserted.rstrip(".").lower() in {"yes", "no"}
-            answer_negated = not yes_no and bool(parse_slots(asserted).negated)
-            negated: bool | None = answer_negated != (asserted.rstrip(".").lower() == "no")
-            if yes_no and _COMPARISON.search(parts[0]):
-                # "Are X and Y both ...? No": a comparison the slots cannot check; only
-                # whether the passages address it.
-                negated = None
-                loose = True
-            elif not yes_no and not answer_negated:
-                negated = None  # a phrase answer takes no polarity from the question
-            slots = replace(slots, negated=negated)
-            # "How many days ...? 18 days": the question says what the value is about.
-            about = frozenset(content_words(parts[0]))
-            slots = replace(
-                slots,
-                quantities=tuple(replace(q, context=q.context | about) for q in slots.quantities),
-                words=slots.words | about,
-            )
-            if not key and not slots.quantities and not slots.years and not slots.dates:
-                # "Yes" / "No": the question's own words carry the claim.
-                key = [w for w in dict.fromkeys(content_words(parts[0])) if w not in slot_words]
-        hard: set[str] = set()
-        phrases: list[str] = []
-        first = asserted.split(" ", 1)[0] if asserted else ""
-        for ent in slots.entities:
-            if ent == first.strip(",.") and " " not in ent and not _subject_name(asserted):
-                continue  # a sentence-initial word is not necessarily a name
-            hard.update(w for w in content_words(ent) if w in key)
-            if all(w in key for w in content_words(ent)):
-                phrases.append(ent)
-        return _ClaimTarget(
-            key=key,
-            hard=hard,
-            slots=slots,
-            entities=slots.entities,
-            loose=loose,
-            phrases=tuple(phrases),
-            topic=tuple(dict.fromkeys(content_words(parts[0]))) if parts is not None else (),
-            acronyms={
-                w: a for a in _ACRONYM.findall(asserted) for w in content_words(a) if w in key
-            },
-        )
-
-
-def _subject_name(sentence: str) -> bool:
-    """ "Germany won ...": a capitalised one-word subject right before its verb is a name."""
-    tokens = sentence.split()
-    if len(tokens) < 2 or tokens[0].lower() in STOPWORDS:
-        return False
-    nxt = tokens[1].lower().strip(",.")
-    return nxt in _AUX_WORDS or nxt in _SUBJECT_VERBS or bool(re.fullmatch(r"[a-z]{3,}ed", nxt))
-
-
 def _is_heading(text: str) -> bool:
     if len(text.split()) > 10:
         return False
@@ -676,69 +595,9 @@ def _is_heading(text: str) -> bool:
     return len(text.split()) <= 6 and not has_verb(text.rstrip("."))
 
 
-_SUBJECT_VERBS = frozenset(
-    [
-        "won",
-        "wins",
-        "lost",
-        "beat",
-        "became",
-        "becomes",
-        "founded",
-        "invented",
-        "discovered",
-        "wrote",
-        "built",
-        "signed",
-        "launched",
-        "released",
-        "announced",
-        "acquired",
-        "owns",
-        "leads",
-        "led",
-        "borders",
-        "flows",
-        "lies",
-    ]
-)
-_WH_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"})
-_AUX_WORDS = frozenset(
-    [
-        "is",
-        "are",
-        "was",
-        "were",
-        "do",
-        "does",
-        "did",
-        "has",
-        "have",
-        "had",
-        "can",
-        "could",
-        "will",
-        "would",
-        "should",
-        "may",
-        "might",
-        "must",
-    ]
-)
 # A sentence leaning on the previous one: "It ...", "Today it holds ...", "The latter ...".
 _ANAPHOR = re.compile(
     r"^(?:this|these|both|each|the latter|the former|(?:\w+,?\s+){0,2}(?:it|he|she|they|its|his|her|their))\b",
-    re.I,
-)
-
-
-_POLARITY_WORDS = frozenset({"no", "not", "yes", "never"})
-_COMPARISON = re.compile(
-    r"\b(?:both|same|either|neither|or|all|each|also|too|more|less|older|younger|first)\b", re.I
-)
-_DATE_WORDS = re.compile(
-    r"\b(?:jan(?:uary)?|feb(?:ruary)?|march|april|june|july|aug(?:ust)?|sept?(?:ember)?|"
-    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b",
     re.I,
 )
 
@@ -747,24 +606,6 @@ _DATE_WORDS = re.compile(
 def _passage_sentences(text: str) -> tuple[str, ...]:
     """Sentences of a passage; cached, because popular passages recur across traces."""
     return tuple(split_sentences(text))
-
-
-@lru_cache(maxsize=65536)
-def _chopped(words: frozenset[str]) -> frozenset[str]:
-    """Each word of 6+ letters minus its last letter (for :func:`_fuzzy_in`)."""
-    return frozenset(x[:-1] for x in words if len(x) >= 6)
-
-
-def _fuzzy_in(word: str, words: frozenset[str]) -> bool:
-    if word in words:
-        return True
-    if len(word) < 5:
-        return False
-    # "lankan" ~ "lanka", "american" ~ "america": one word a prefix of the other, one letter
-    # apart, both of 5+ letters. Two set lookups instead of a scan of every word.
-    if len(word) >= 6 and word[:-1] in words:
-        return True
-    return word in _chopped(words)
 
 
 def _prefilter(
@@ -819,17 +660,6 @@ def _entity_phrases_ok(entities: Sequence[str], text: str) -> bool:
         ):
             return False
     return True
-
-
-_ACRONYM = re.compile(r"\b[A-Z]{2,6}\b")
-
-
-def _spells(acronym: str, text: str) -> bool:
-    """ "VAT" is "Value Added Tax": consecutive capitalised words with these initials."""
-    words = re.findall(r"[A-Za-z][\w'-]*", text)
-    n = len(acronym)
-    initials = "".join(w[0] if w[0].isupper() else "_" for w in words)
-    return acronym.upper() in [initials[k : k + n] for k in range(len(initials) - n + 1)]
 
 
 _NEG_PREFIX = re.compile(r"\bnon-?([a-z]{4,})\b", re.I)
