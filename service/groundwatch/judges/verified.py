@@ -33,32 +33,30 @@ no passage contains is not found. ``stats`` counts each path.
 from __future__ import annotations
 
 import logging
-import math
 import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
 
-from groundwatch.contract.record import Evidence
-from groundwatch.contract.trace import RagTrace
-from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
+from groundwatch.judges.base import ClaimJudgement, TraceJudgement
 from groundwatch.judges.claim_target import ClaimTarget, fuzzy_in, spells
-from groundwatch.judges.claims import (
-    LIGHT_WORDS,
-    content_words,
-    extract_claims,
-    has_verb,
-    is_terse,
-    split_sentences,
+from groundwatch.judges.embedded import (
+    DEFAULT_RELEVANCE_THRESHOLD,
+    DEFAULT_SUPPORT_THRESHOLD,
+    EmbeddedJudge,
+    _clip,
+    _evidence,
+    _judge_loose,
+    _missing_reason,
+    _prefilter,
+    _Prepared,
 )
 from groundwatch.judges.embedding import Embedder
 from groundwatch.judges.evidence_window import evidence_window
-from groundwatch.judges.refusal import REFUSAL_EXEMPLARS, RefusalDetector
-from groundwatch.judges.slots import Slots, compare_slots, parse_slots
+from groundwatch.judges.slots import compare_slots, parse_slots
 from groundwatch.judges.verdict import ClaimFeatures, VerdictModel
 from groundwatch.judges.verifier import (
     CONTRADICTED,
@@ -76,15 +74,6 @@ __all__ = [
 ]
 
 RULES_VERSION = "v1"
-#: Passage relevance threshold (relevance = 0.6 * max cosine of question vs passage sentences
-#: + 0.4 * IDF-weighted share of question words in the passage). Calibrated with
-#: ``benchmarks/accuracy.py FILE --calibrate``: on HaluEval dev, a question's own passage vs
-#: another question's passage separate with AUROC 1.00 (at 0.33: 97.0% of own passages relevant,
-#: 99.3% of others not); on the hand-labeled in-domain passages of tests/hard_cases.jsonl
-#: off-topic passages score <= 0.32 and on-topic ones >= 0.35.
-DEFAULT_RELEVANCE_THRESHOLD = 0.33
-#: Kept for the settings and the version string; the verdict model decides support now.
-DEFAULT_SUPPORT_THRESHOLD = 0.85
 #: A sentence is "clearly about the same thing" above this cosine / coverage: only then can a
 #: disagreeing value in it become the value_conflict feature.
 _CONTRA_COS = 0.55
@@ -101,63 +90,9 @@ Vectors = npt.NDArray[np.float32]
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class _Passage:
-    index: int
-    id: str | None
-    sentences: list[int]  # indexes into _Prepared.sentences
-    words: frozenset[str]
-    slots: Slots
-
-
-@dataclass
-class _Sentence:
-    ctx: int
-    position: int
-    text: str
-    words: frozenset[str]
-    window_text: str = ""
-    window: frozenset[str] = frozenset()
-    #: The sentence with its neighbours in the same passage: a compound claim may state the
-    #: values of two adjacent sentences.
-    near_text: str = ""
-    near: frozenset[str] = frozenset()
-
-
-@dataclass
-class _Prepared:
-    trace: RagTrace
-    passages: list[_Passage]
-    sentences: list[_Sentence]
-    claims: list[str]
-    answer_sentences: list[str]
-    citation_claims: list[list[str]]
-    df: dict[str, int]
-    postings: dict[str, list[int]]  # word -> sentences containing it
-    relevant: bool = False  # some passage is relevant to the question
-
-
-def _texts_to_embed(prep: _Prepared) -> list[str]:
-    """Every text of a trace the judge compares: all go into the batch's one embed call."""
-    trace = prep.trace
-    out = [trace.question]
-    if trace.answer and trace.answer.strip():
-        out.append(trace.answer.strip())
-    out.extend(s.text for s in prep.sentences)
-    out.extend(prep.claims)
-    out.extend(prep.answer_sentences)
-    out.extend(c for claims in prep.citation_claims for c in claims)
-    return out
-
-
-def _clip(x: float) -> float:
-    if math.isnan(x):
-        return 0.0
-    return min(1.0, max(0.0, x))
-
-
-class VerifiedJudge:
-    """Faithfulness, relevance and refusal judge on sentence embeddings and slot checks (CPU).
+class VerifiedJudge(EmbeddedJudge):
+    """The embedded judge's preparation, relevance and refusals; claims decided by the trained
+    verifier and the calibrated verdict model instead of the r4 rules.
 
     Usage: ``VerifiedJudge(build_embedder(settings.embedding)).judge_batch(traces)``.
     """
@@ -170,20 +105,11 @@ class VerifiedJudge:
         verifier: ClaimVerifier | None = None,
         verdicts: VerdictModel | None = None,
     ):
-        self._embedder = embedder
-        self.relevance_threshold = (
-            DEFAULT_RELEVANCE_THRESHOLD if relevance_threshold is None else relevance_threshold
-        )
-        self.support_threshold = (
-            DEFAULT_SUPPORT_THRESHOLD if support_threshold is None else support_threshold
-        )
-        self._refusals = RefusalDetector()
+        super().__init__(embedder, relevance_threshold, support_threshold)
         self._verifier = verifier if verifier is not None else shipped_verifier()
         self._verdicts = verdicts if verdicts is not None else VerdictModel.shipped()
         #: How claims were decided: "verbatim" (cascade, no model) or "model".
         self.stats: Counter[str] = Counter()
-        self._loaded = False
-        self._closed = False
 
     # ------------------------------------------------------------------ Judge protocol
     @property
@@ -194,114 +120,8 @@ class VerifiedJudge:
         )
 
     @property
-    def embedder(self) -> Embedder:
-        """The embedder (the runtime registers its cache metrics through this attribute)."""
-        return self._embedder
-
-    @property
     def backend(self) -> str:
         return "verifier"
-
-    def load(self) -> None:
-        # The embedder comes in constructed and loaded: nothing to do (and idempotent).
-        self._loaded = True
-
-    def ready(self) -> bool:
-        return not self._closed
-
-    def close(self) -> None:
-        self._closed = True
-
-    def judge_batch(self, traces: Sequence[RagTrace]) -> list[TraceJudgement | JudgeError]:
-        prepared: list[_Prepared | JudgeError] = []
-        texts: dict[str, int] = {}
-
-        def want(text: str) -> None:
-            if text not in texts:
-                texts[text] = len(texts)
-
-        for ex in REFUSAL_EXEMPLARS:
-            want(ex)
-        for trace in traces:
-            try:
-                prep = self._prepare(trace)
-            except Exception as exc:  # one bad trace must not sink the batch
-                prepared.append(JudgeError("internal_error", f"prepare: {type(exc).__name__}"))
-                continue
-            prepared.append(prep)
-            for text in _texts_to_embed(prep):
-                want(text)
-        try:
-            matrix = self._embedder.embed(list(texts))
-        except Exception as exc:
-            raise JudgeError("judge_error", f"embedding failed: {type(exc).__name__}") from exc
-        exemplars = matrix[[texts[e] for e in REFUSAL_EXEMPLARS]]
-        results: list[TraceJudgement | JudgeError] = []
-        for item in prepared:
-            if isinstance(item, JudgeError):
-                results.append(item)
-                continue
-            try:
-                results.append(self._judge(item, matrix, texts, exemplars))
-            except Exception as exc:
-                results.append(JudgeError("internal_error", f"judge: {type(exc).__name__}"))
-        return results
-
-    # ------------------------------------------------------------------ preparation
-    def _prepare(self, trace: RagTrace) -> _Prepared:
-        passages: list[_Passage] = []
-        sentences: list[_Sentence] = []
-        df: dict[str, int] = {}
-        postings: dict[str, list[int]] = {}
-        for i, ctx in enumerate(trace.contexts):
-            idxs: list[int] = []
-            texts = list(_passage_sentences(ctx.text))
-            heading = texts[0] if texts and _is_heading(texts[0]) else None
-            for pos, sent in enumerate(texts):
-                words = frozenset(content_words(sent))
-                for w in words:
-                    df[w] = df.get(w, 0) + 1
-                    postings.setdefault(w, []).append(len(sentences))
-                # What a sentence can lean on: a heading, and the sentence its pronoun refers to.
-                extra = [t for t in (heading,) if t is not None and t != sent]
-                if pos > 0 and _ANAPHOR.match(sent) and texts[pos - 1] != heading:
-                    extra.append(texts[pos - 1])
-                window_text = " ".join([*extra, sent])
-                idxs.append(len(sentences))
-                sentences.append(
-                    _Sentence(
-                        i, pos, sent, words, window_text, frozenset(content_words(window_text))
-                    )
-                )
-            for k in idxs:
-                lo, hi = max(0, k - 1), k + 2
-                near = [sentences[j].text for j in range(lo, hi) if j in idxs]
-                sentences[k].near_text = " ".join(near)
-                sentences[k].near = frozenset(content_words(sentences[k].near_text))
-            passages.append(
-                _Passage(
-                    i,
-                    ctx.id,
-                    idxs,
-                    frozenset(content_words(ctx.text)),
-                    parse_slots(ctx.text),
-                )
-            )
-        answer = (trace.answer or "").strip()
-        claims = extract_claims(trace.question, answer) if answer else []
-        citation_claims = [
-            extract_claims(trace.question, c.sentence) for c in (trace.citations or [])
-        ]
-        return _Prepared(
-            trace=trace,
-            passages=passages,
-            sentences=sentences,
-            claims=claims,
-            answer_sentences=split_sentences(answer) if answer else [],
-            citation_claims=citation_claims,
-            df=df,
-            postings=postings,
-        )
 
     # ------------------------------------------------------------------ judging
     def _judge(
@@ -355,37 +175,6 @@ class VerifiedJudge:
             context_tokens=int(sum(tokens)),
             citation_supported=citation_supported,
         )
-
-    def _weights(self, words: Sequence[str], prep: _Prepared) -> list[float]:
-        # What a claim asserts is in its names, numbers and nouns; verbs and common words are
-        # paraphrased freely ("costs" / "is priced at"), so they weigh little.
-        n = max(1, len(prep.sentences))
-        return [
-            math.log(1.0 + (n + 1) / (prep.df.get(w, 0) + 0.5))
-            * (_LIGHT_WEIGHT if w in LIGHT_WORDS else 1.0)
-            for w in words
-        ]
-
-    def _relevance(self, prep: _Prepared, q_vec: Vectors, sent_vecs: Vectors) -> list[float]:
-        q_words = list(dict.fromkeys(content_words(prep.trace.question)))
-        weights = self._weights(q_words, prep)
-        total = sum(weights) or 1.0
-        sims = sent_vecs @ q_vec if len(sent_vecs) else np.zeros(0, dtype=np.float32)
-        out: list[float] = []
-        for p in prep.passages:
-            cos = float(sims[p.sentences].max()) if p.sentences else 0.0
-            lex = sum(w for word, w in zip(q_words, weights, strict=True) if word in p.words)
-            out.append(_clip(0.6 * _clip(cos) + 0.4 * lex / total))
-        return out
-
-    def _answer_relevance(
-        self, answer: str, q_vec: Vectors, matrix: Vectors, rows: dict[str, int]
-    ) -> float:
-        cos = float(matrix[rows[answer]] @ q_vec)
-        if is_terse(answer):
-            # A phrase rarely resembles its question; judge it as an answer of the right shape.
-            return _clip(0.6 + 0.4 * _clip(cos / 0.5))
-        return _clip((cos - 0.1) / 0.55)
 
     def _align_citations(
         self, prep: _Prepared, sent_vecs: Vectors, matrix: Vectors, rows: dict[str, int]
@@ -601,72 +390,3 @@ def _verbatim(claim: str, prep: _Prepared, allowed: set[int] | None) -> bool:
         for i, ctx in enumerate(prep.trace.contexts)
         if allowed is None or i in allowed
     )
-
-
-def _is_heading(text: str) -> bool:
-    if len(text.split()) > 10:
-        return False
-    if text.endswith(":") or not text.endswith((".", "!", "?")):
-        return True
-    # "Driving in Spain." / "HX-200 Maintenance.": a short title without a verb.
-    return len(text.split()) <= 6 and not has_verb(text.rstrip("."))
-
-
-# A sentence leaning on the previous one: "It ...", "Today it holds ...", "The latter ...".
-_ANAPHOR = re.compile(
-    r"^(?:this|these|both|each|the latter|the former|(?:\w+,?\s+){0,2}(?:it|he|she|they|its|his|her|their))\b",
-    re.I,
-)
-
-
-@lru_cache(maxsize=8192)
-def _passage_sentences(text: str) -> tuple[str, ...]:
-    """Sentences of a passage; cached, because popular passages recur across traces."""
-    return tuple(split_sentences(text))
-
-
-def _prefilter(
-    cands: list[int], cos: Vectors, weights: dict[str, float], prep: _Prepared
-) -> tuple[list[int], Vectors]:
-    """Long contexts: keep the sentences nearest by cosine and by exact word overlap."""
-    half = _PREFILTER // 2
-    by_cos = np.argsort(-cos)[:half].tolist()
-    position = {i: j for j, i in enumerate(cands)}
-    lexical: dict[int, float] = {}
-    for word, w in weights.items():
-        for i in prep.postings.get(word, ()):
-            if i in position:
-                lexical[position[i]] = lexical.get(position[i], 0.0) + w
-    by_lex = sorted(lexical, key=lambda j: -lexical[j])[:half]
-    keep = sorted(set(by_cos) | set(by_lex))
-    return [cands[j] for j in keep], cos[keep]
-
-
-def _judge_loose(
-    claim: str,
-    prep: _Prepared,
-    allowed: set[int] | None,
-    weights: dict[str, float],
-    total: float,
-) -> ClaimJudgement:
-    """A yes/no answer to a comparison: supported when the passages address the question."""
-    words: set[str] = set()
-    for p in prep.passages:
-        if allowed is None or p.index in allowed:
-            words |= p.words
-    cov = sum(w for word, w in weights.items() if fuzzy_in(word, frozenset(words))) / total
-    if not weights or cov >= 0.6 or prep.relevant:
-        return ClaimJudgement(claim, "supported", _clip(cov), None, "comparison not checkable")
-    return ClaimJudgement(claim, "not_found", _clip(1.0 - cov), None, "passages do not cover it")
-
-
-def _evidence(prep: _Prepared, sentence: int) -> Evidence:
-    s = prep.sentences[sentence]
-    return Evidence(context_index=s.ctx, context_id=prep.passages[s.ctx].id, text=s.text)
-
-
-def _missing_reason(target: ClaimTarget, passage: _Passage) -> str:
-    missing = [w for w in target.key if not fuzzy_in(w, passage.words)]
-    if missing:
-        return "not in the passages: " + ", ".join(missing[:4])
-    return "no passage sentence supports the claim"
