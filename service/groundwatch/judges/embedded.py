@@ -322,7 +322,9 @@ class EmbeddedJudge:
             for c in prep.claims
             if float((exemplars @ matrix[rows[c]]).max()) < self._refusals.threshold
         ]
-        claims = [self._judge_claim(c, matrix[rows[c]], prep, sent_vecs) for c in texts]
+        claims, citation_supported = self._claims_and_citations(
+            texts, prep, matrix, rows, sent_vecs
+        )
         answer = (trace.answer or "").strip()
         refusal = False
         if prep.answer_sentences:
@@ -333,7 +335,6 @@ class EmbeddedJudge:
         answer_relevance = None
         if answer and not refusal:
             answer_relevance = self._answer_relevance(answer, q_vec, matrix, rows)
-        citation_supported = self._citations(prep, sent_vecs, matrix, rows)
         tokens = self._embedder.count_tokens([c.text for c in trace.contexts])
         return TraceJudgement(
             claims=claims,
@@ -344,6 +345,18 @@ class EmbeddedJudge:
             context_tokens=int(sum(tokens)),
             citation_supported=citation_supported,
         )
+
+    def _claims_and_citations(
+        self,
+        texts: Sequence[str],
+        prep: _Prepared,
+        matrix: Vectors,
+        rows: dict[str, int],
+        sent_vecs: Vectors,
+    ) -> tuple[list[ClaimJudgement], list[bool] | None]:
+        """The verdict of every claim and of every cited sentence (the part subclasses change)."""
+        claims = [self._judge_claim(c, matrix[rows[c]], prep, sent_vecs) for c in texts]
+        return claims, self._citations(prep, sent_vecs, matrix, rows)
 
     def _weights(self, words: Sequence[str], prep: _Prepared) -> list[float]:
         # What a claim asserts is in its names, numbers and nouns; verbs and common words are

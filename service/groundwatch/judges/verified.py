@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from groundwatch.judges.base import ClaimJudgement, TraceJudgement
+from groundwatch.judges.base import ClaimJudgement
 from groundwatch.judges.claim_target import ClaimTarget, fuzzy_in, spells
 from groundwatch.judges.embedded import (
     DEFAULT_RELEVANCE_THRESHOLD,
@@ -124,57 +124,28 @@ class VerifiedJudge(EmbeddedJudge):
         return "verifier"
 
     # ------------------------------------------------------------------ judging
-    def _judge(
-        self, prep: _Prepared, matrix: Vectors, rows: dict[str, int], exemplars: Vectors
-    ) -> TraceJudgement:
-        trace = prep.trace
-        sent_vecs = (
-            matrix[[rows[s.text] for s in prep.sentences]]
-            if prep.sentences
-            else np.zeros((0, matrix.shape[1]), dtype=np.float32)
-        )
-        q_vec = matrix[rows[trace.question]]
-        relevance = self._relevance(prep, q_vec, sent_vecs)
-        prep.relevant = any(r >= self.relevance_threshold for r in relevance)
-        # A claim that reads like a refusal ("nothing about that in the knowledge base") is
-        # not a fact about the world: drop it (the patterns already dropped the obvious ones).
-        texts = [
-            c
-            for c in prep.claims
-            if float((exemplars @ matrix[rows[c]]).max()) < self._refusals.threshold
-        ]
+    def _claims_and_citations(
+        self,
+        texts: Sequence[str],
+        prep: _Prepared,
+        matrix: Vectors,
+        rows: dict[str, int],
+        sent_vecs: Vectors,
+    ) -> tuple[list[ClaimJudgement], list[bool] | None]:
+        """Align every claim and cited sentence, verify all their windows in one call, decide."""
         aligned = [self._align(c, matrix[rows[c]], prep, sent_vecs) for c in texts]
         cited = self._align_citations(prep, sent_vecs, matrix, rows)
         every = aligned + [a for group in cited or [] for a in group]
         probs = self._verify(every)
         claims = [self._decide(a, p, prep) for a, p in zip(aligned, probs, strict=False)]
         rest = probs[len(aligned) :]
-        citation_supported: list[bool] | None = None
-        if cited is not None:
-            citation_supported = []
-            for group in cited:
-                verdicts = [self._decide(a, rest.pop(0), prep).verdict for a in group]
-                citation_supported.append(bool(group) and all(v == "supported" for v in verdicts))
-        answer = (trace.answer or "").strip()
-        refusal = False
-        if prep.answer_sentences:
-            vecs = matrix[[rows[s] for s in prep.answer_sentences]]
-            refusal = self._refusals.is_refusal(
-                prep.answer_sentences, vecs, exemplars, claims_left=len(claims)
-            )
-        answer_relevance = None
-        if answer and not refusal:
-            answer_relevance = self._answer_relevance(answer, q_vec, matrix, rows)
-        tokens = self._embedder.count_tokens([c.text for c in trace.contexts])
-        return TraceJudgement(
-            claims=claims,
-            context_relevance=relevance,
-            relevance_threshold=self.relevance_threshold,
-            answer_relevance=answer_relevance,
-            refusal=refusal,
-            context_tokens=int(sum(tokens)),
-            citation_supported=citation_supported,
-        )
+        if cited is None:
+            return claims, None
+        citation_supported = []
+        for group in cited:
+            verdicts = [self._decide(a, rest.pop(0), prep).verdict for a in group]
+            citation_supported.append(bool(group) and all(v == "supported" for v in verdicts))
+        return claims, citation_supported
 
     def _align_citations(
         self, prep: _Prepared, sent_vecs: Vectors, matrix: Vectors, rows: dict[str, int]
