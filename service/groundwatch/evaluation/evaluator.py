@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from groundwatch.contract.record import ClaimResult, ContextResult, EvaluationRecord
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import Judge, JudgeError, TraceJudgement
+from groundwatch.judges.claims import claim_as_written
 from groundwatch.observability.log_guard import trace_texts
 
 __all__ = ["JUDGE_BUGS", "Evaluator", "record_from_judgement", "unscored_record"]
@@ -64,7 +65,7 @@ def record_from_judgement(
 ) -> EvaluationRecord:
     claims = [
         ClaimResult(
-            text=c.text,
+            text=claim_as_written(c.text, trace.question),
             verdict=c.verdict,
             score=_clip01(c.score),
             evidence=c.evidence,

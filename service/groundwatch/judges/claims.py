@@ -22,6 +22,7 @@ Rules (shared by every judge backend, so that all of them judge the same claims)
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -197,6 +198,21 @@ def _content_words_cached(text: str) -> tuple[str, ...]:
                 continue
             out.append(stem(token))
     return tuple(out)
+
+
+def as_written(text: str, stems: Sequence[str]) -> list[str]:
+    """The words of ``text`` behind ``stems`` (content words), as the text writes them.
+
+    Reasons quote the claim, not the stemmer: ``["alway", "pay"]`` -> ``["always", "paid"]``.
+    A stem with no word behind it (a period expansion) is kept as it is.
+    """
+    surface: dict[str, str] = {}
+    for m in _WORD.finditer(text):
+        for part in m.group(0).split("-"):
+            token = part.strip("'’_")
+            if token:
+                surface.setdefault(stem(token.lower()), token)
+    return [surface.get(s, s) for s in stems]
 
 
 def content_words(text: str) -> tuple[str, ...]:
@@ -614,12 +630,30 @@ def is_terse(answer: str) -> bool:
     return len(words) <= 8 and not _has_verb(" ".join(lowered))
 
 
+_QUESTION_MARKS = ("?", "؟", "？")  # Latin, Arabic, full-width
+
+
 def terse_claim_parts(claim: str) -> tuple[str, str] | None:
     """Split a terse claim ``"<question>? <answer>"`` back into (question, answer)."""
-    idx = claim.find("? ")
-    if idx < 0:
+    found = [i for i in (claim.find(q + " ") for q in _QUESTION_MARKS) if i >= 0]
+    if not found:
         return None
+    idx = min(found)
     return claim[: idx + 1], claim[idx + 2 :]
+
+
+def claim_as_written(claim: str, question: str) -> str:
+    """What a record shows of a claim: the answer's words, never the question.
+
+    A terse answer ("No.", "48 hours") is judged read together with its question (the claim the
+    judge checks is ``"<question>? <answer>."``); the record shows the answer part alone.
+    """
+    q = " ".join(question.split())
+    if q and claim.startswith(q):
+        parts = terse_claim_parts(claim)
+        if parts is not None and parts[1].strip(" ."):
+            return parts[1].strip().removesuffix(".")  # the period the judge added
+    return claim
 
 
 def extract_claims(question: str, answer: str) -> list[str]:
@@ -639,7 +673,7 @@ def extract_claims(question: str, answer: str) -> list[str]:
             rest = polarity
         elif not rest:
             return []
-        q = question if question.endswith("?") else question.rstrip(".") + "?"
+        q = question if question.endswith(_QUESTION_MARKS) else question.rstrip(".") + "?"
         return [f"{q} {rest}."]
     claims: list[str] = []
     antecedent = _question_subject(question)

@@ -44,6 +44,7 @@ from groundwatch.judges.claim_target import fuzzy_in as _fuzzy_in
 from groundwatch.judges.claim_target import spells as _spells
 from groundwatch.judges.claims import (
     LIGHT_WORDS,
+    as_written,
     content_words,
     extract_claims,
     has_verb,
@@ -562,7 +563,9 @@ class EmbeddedJudge:
                 claim, "contradicted", _clip(0.5 + 0.5 * align), _evidence(prep, i), reason
             )
         align, i, c, _ = scored[0]
-        reason = qualifier_note or _missing_reason(target, prep.passages[prep.sentences[i].ctx])
+        reason = qualifier_note or _missing_reason(
+            claim, target, prep.passages[prep.sentences[i].ctx]
+        )
         return ClaimJudgement(
             claim,
             "not_found",
@@ -752,8 +755,8 @@ _QUALIFIER_PREPS = frozenset(
 )
 
 
-def _missing_reason(target: _ClaimTarget, passage: _Passage) -> str:
+def _missing_reason(claim: str, target: _ClaimTarget, passage: _Passage) -> str:
     missing = [w for w in target.key if not _fuzzy_in(w, passage.words)]
     if missing:
-        return "not in the passages: " + ", ".join(missing[:4])
+        return "not in the passages: " + ", ".join(as_written(claim, missing[:4]))
     return "no passage sentence supports the claim"

@@ -43,6 +43,7 @@ import numpy.typing as npt
 
 from groundwatch.judges.base import ClaimJudgement
 from groundwatch.judges.claim_target import ClaimTarget, fuzzy_in, spells
+from groundwatch.judges.claims import as_written
 from groundwatch.judges.embedded import (
     DEFAULT_RELEVANCE_THRESHOLD,
     DEFAULT_SUPPORT_THRESHOLD,
@@ -273,7 +274,11 @@ class VerifiedJudge(EmbeddedJudge):
         if al.absent:
             self.stats["name_absent"] += 1
             return ClaimJudgement(
-                claim, "not_found", 1.0, None, "not in the passages: " + ", ".join(al.absent[:4])
+                claim,
+                "not_found",
+                1.0,
+                None,
+                "not in the passages: " + ", ".join(as_written(claim, al.absent[:4])),
             )
         if not al.windows:
             return ClaimJudgement(claim, "not_found", 1.0, None, al.reason or "no evidence")
@@ -305,7 +310,7 @@ class VerifiedJudge(EmbeddedJudge):
             )
         best = al.best_sentence
         target = ClaimTarget.build(claim)
-        reason = _missing_reason(target, prep.passages[prep.sentences[best].ctx])
+        reason = _missing_reason(claim, target, prep.passages[prep.sentences[best].ctx])
         evidence = _evidence(prep, best) if al.cosine >= 0.3 else None
         return ClaimJudgement(claim, "not_found", _clip(decision.score), evidence, reason)
 
