@@ -6,16 +6,20 @@ import threading
 from collections.abc import Callable, Iterator
 
 import pytest
+import redis
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from groundwatch.api.findings import findings_router
 from groundwatch.settings import FindingsSettings, RedisSettings, Settings, WindowSettings
 from groundwatch.state.findings import InvalidCursorError, MemoryFindingStore
 from groundwatch.state.redis_store import RedisClient, RedisFindingStore, redis_client
-from groundwatch.state.stores import Finding
+from groundwatch.state.stores import Finding, StoreUnavailableError
 from groundwatch.state.windows import MemoryWindowStore
 from tests.helpers_windows import FakeClock, obs, record
+from tests.infra import free_port
 
 FStore = MemoryFindingStore | RedisFindingStore
 
@@ -139,6 +143,49 @@ def test_filter_by_slice(make_findings: Callable[[int], FStore]) -> None:
 def test_bad_cursor(make_findings: Callable[[int], FStore]) -> None:
     with pytest.raises(InvalidCursorError):
         make_findings(10).page(cursor="!!not-a-cursor")
+
+
+def test_a_page_of_exactly_limit_items_has_no_next_cursor(
+    make_findings: Callable[[int], FStore],
+) -> None:
+    # mutation pass (docs/mutation.md): `more = len(items) > limit` -> `>=` sent an empty page
+    store = make_findings(100)
+    store.add([finding(i, float(i)) for i in range(3)])
+    assert store.page(limit=3).next_cursor is None
+    assert store.page(limit=2).next_cursor is not None
+
+
+def test_page_size_is_capped_at_1000(make_findings: Callable[[int], FStore]) -> None:
+    # mutation pass: the store's own bound (the API refuses limit > 500 first), 1000 -> 1001
+    store = make_findings(2000)
+    store.add([finding(i, float(i)) for i in range(1001)])
+    page = store.page(limit=5000)
+    assert len(page.items) == 1000
+    assert page.total == 1001
+    assert page.next_cursor is not None
+
+
+def test_max_items_below_one_keeps_the_newest(make_findings: Callable[[int], FStore]) -> None:
+    # mutation pass: `max(1, max_items)` -> `max(0, ...)` kept nothing
+    store = make_findings(0)
+    store.add([finding(i, float(i)) for i in range(3)])
+    page = store.page(limit=10)
+    assert [f.trace_id for f in page.items] == ["t2"]
+    assert page.total == 1
+
+
+def test_unreachable_redis_findings_store(unique_name: str) -> None:
+    # mutation pass: `ping()` returned True on a RedisError
+    client = redis.Redis(
+        host="127.0.0.1", port=free_port(), socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0)
+    )
+    store = RedisFindingStore(client, _settings(unique_name))
+    assert store.ping() is False
+    with pytest.raises(StoreUnavailableError) as exc:
+        store.add([finding(1, 1.0)])
+    assert exc.value.retriable is True
+    with pytest.raises(StoreUnavailableError):
+        store.page(limit=5)
 
 
 def _add_concurrently(stores: list[FStore]) -> list[int]:

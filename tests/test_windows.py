@@ -18,7 +18,7 @@ from groundwatch.state.slices import OTHER, SliceMapper
 from groundwatch.state.stores import StoreUnavailableError
 from groundwatch.state.windows import MemoryWindowStore
 from tests.helpers_windows import FakeClock, obs, record
-from tests.infra import RedisServer, free_port
+from tests.infra import RedisClusterServers, RedisServer, free_port
 
 Store = MemoryWindowStore | RedisWindowStore
 MEMORY_IS_PROCESS_LOCAL = (
@@ -174,6 +174,57 @@ def test_redelivery_never_double_counts(make_store: MakeStore, clock: FakeClock)
     assert total.count("evaluated") == 1
 
 
+def test_memory_dedup_remembers_exactly_memory_dedup_max_trace_ids(clock: FakeClock) -> None:
+    # mutation pass (docs/mutation.md): `len(seen) > max` -> `is` kept one id fewer
+    settings = _settings("m")
+    settings = settings.model_copy(
+        update={"windows": settings.windows.model_copy(update={"memory_dedup_max": 3})}
+    )
+    store = MemoryWindowStore(settings, clock=clock)
+    now = clock()
+    assert store.observe_ingest([obs(f"t{i}", now) for i in range(3)]) == [True] * 3
+    assert store.observe_ingest([obs("t0", now)]) == [False]  # all three still remembered
+    assert store.observe_ingest([obs("t3", now)]) == [True]  # a fourth forgets the oldest
+    assert store.observe_ingest([obs("t0", now), obs("t3", now)]) == [True, False]
+
+
+def test_memory_dedup_prunes_expired_trace_ids_and_keeps_live_ones(clock: FakeClock) -> None:
+    # mutation pass: the prune loop's `exp > now` -> `<=` forgot live ids, -> `!=` kept dead ones
+    store = MemoryWindowStore(_settings("m"), clock=clock)  # bucket_s 60, dedup_ttl_s 3600
+    now = clock()
+    store.observe_ingest([obs("old", now)])
+    clock.t = now + 120  # a prune runs (once per bucket_s), "old" is within its dedup ttl
+    assert store.observe_ingest([obs("new", clock())]) == [True]
+    assert store.observe_ingest([obs("old", now)]) == [False]
+    clock.t = now + 3600 + 60  # "old" expired, "new" (until now + 3720) not
+    store.observe_ingest([obs("newest", clock())])
+    assert list(store._seen) == ["i:new", "i:newest"]  # bounded: expired ids are dropped
+
+
+def test_memory_dedup_forgets_a_trace_id_after_its_ttl_between_prunes(clock: FakeClock) -> None:
+    # mutation pass: `expires > now` -> `is not` / `!=` kept expired ids as duplicates
+    store = MemoryWindowStore(_settings("m"), clock=clock)  # bucket_s 60, dedup_ttl_s 3600
+    now = clock()
+    assert store.observe_ingest([obs("x", now)]) == [True]
+    clock.t = now + 3590  # a prune runs here; "x" (until now + 3600) is kept
+    assert store.observe_ingest([obs("y", clock())]) == [True]
+    clock.t = now + 3610  # "x" expired, and no prune before now + 3650: the check decides
+    assert store.observe_ingest([obs("x", clock())]) == [True]
+
+
+def test_memory_slice_admission_keeps_the_first_top_n_values() -> None:
+    # mutation pass: `len(admitted) >= top_n` -> `>` / `<=`, `return False` -> `True`
+    store = MemoryWindowStore(_settings("m"))
+    assert [store.admit_slice_value("tenant", v, 2) for v in "abcab"] == [
+        True,
+        True,
+        False,
+        True,
+        True,
+    ]
+    assert store.admit_slice_value("intent", "c", 2)  # per key
+
+
 @pytest.mark.replicas
 def test_slice_top_n_shared_between_replicas(make_store: MakeStore, unique_name: str) -> None:
     one, two = make_store(), make_store()
@@ -295,6 +346,19 @@ def test_unreachable_redis_raises_store_unavailable(unique_name: str) -> None:
         store.summaries(store.now() - 60, store.now())
     with pytest.raises(StoreUnavailableError):
         store.admit_slice_value("tenant", "a", 3)
+
+
+def test_cluster_spreads_traces_over_hash_tag_shards(
+    redis_cluster: RedisClusterServers, unique_name: str
+) -> None:
+    # mutation pass (docs/mutation.md): `shards > 1` -> `== 1` put every trace on shard 0
+    client = redis_client(Settings(redis=RedisSettings(url=redis_cluster.url)))
+    try:
+        store = RedisWindowStore(client, _settings(unique_name))  # cluster_shards: 8
+        assert store.shards == 8
+        assert {store.shard_of(f"t{i}") for i in range(200)} == set(range(8))
+    finally:
+        client.close()
 
 
 def test_layout_is_validated(unique_name: str) -> None:
