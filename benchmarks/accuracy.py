@@ -31,7 +31,7 @@ from typing import Any
 from groundwatch.contract.record import EvaluationRecord
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
-from groundwatch.judges.claims import content_words
+from groundwatch.judges.claims import content_words, is_terse
 from groundwatch.judges.embedded import EmbeddedJudge
 from groundwatch.judges.embedding import build_embedder
 from groundwatch.settings import Settings
@@ -197,13 +197,17 @@ def score_records(
             refusal_tp += int(bool(label["refusal"]) and record.refusal)
             refusal_fp += int(not label["refusal"] and record.refusal)
             refusal_fn += int(bool(label["refusal"]) and not record.refusal)
+        question = str(row.get("question") or "")
+        # A terse answer's claim is shown as written ("Yes", "London") and judged read with
+        # the question: match it the way the judge read it.
+        read = [(f"{question} {c.text}" if is_terse(c.text) else c.text, c) for c in record.claims]
         for lc in labeled_claims:
-            best = max(record.claims, key=lambda c: _overlap(c.text, lc["text"]), default=None)
+            best = max(read, key=lambda rc: _overlap(rc[0], lc["text"]), default=None)
             # A labelled claim the judge never extracted is a miss whatever its label: the
             # record says nothing about it (it is not a "not found" verdict).
             got = (
-                best.verdict
-                if best is not None and _overlap(best.text, lc["text"]) > 0.2
+                best[1].verdict
+                if best is not None and _overlap(best[0], lc["text"]) > 0.2
                 else "unextracted"
             )
             confusion[lc["verdict"]][got] = confusion[lc["verdict"]].get(got, 0) + 1
@@ -217,8 +221,8 @@ def score_records(
                         "claim": lc["text"],
                         "label": lc["verdict"],
                         "got": got,
-                        "reason": best.reason if best else None,
-                        "judged": best.text if best else None,
+                        "reason": best[1].reason if best else None,
+                        "judged": best[0] if best else None,
                     }
                 )
         if not labeled_claims and hallucinated != predicted:
