@@ -16,6 +16,7 @@ from groundwatch.suite.retrieval import (
     hit_at_k,
     ndcg_at_k,
     precision_at_k,
+    rank_metrics,
     recall_at_k,
     reciprocal_rank,
 )
@@ -65,6 +66,36 @@ def test_graded_ndcg_by_hand() -> None:
     assert ndcg_at_k([2, 1], [2, 1], 10) == pytest.approx(1.0)
     # the same list with grades swapped scores lower: grading matters
     assert ndcg_at_k([1, 2], [2, 1], 2) < 1.0
+
+
+def test_rank_metrics_in_one_pass_equal_the_definitions_bit_for_bit() -> None:
+    """``rank_metrics`` (what a suite run uses) against the one-metric functions on random
+    lists: graded gains, repeated and missing gold items, k of 0, inside and beyond the list."""
+    import random
+
+    rng = random.Random(7)
+    for _ in range(500):
+        n = rng.randint(0, 8)
+        gains = [float(rng.choice([0, 0, 1, 2, 3])) for _ in range(n)]
+        n_gold = rng.randint(0, 3)
+        found = [{i for i in range(n_gold) if rng.random() < 0.3} for _ in range(n)]
+        ideal = [float(rng.choice([0, 1, 2, 3])) for _ in range(rng.randint(0, 4))]
+        any_relevant = rng.random() < 0.8
+        ks = sorted({rng.randint(0, 10) for _ in range(3)})
+        want: dict[str, float | None] = {}
+        for k in ks:
+            recall = recall_at_k(found, n_gold, k)
+            want[f"recall@{k}"] = recall
+            want[f"all_evidence@{k}"] = None if recall is None else float(recall == 1.0)
+            want[f"precision@{k}"] = precision_at_k(gains, k, any_relevant)
+            want[f"hit@{k}"] = hit_at_k(gains, k, any_relevant)
+            want[f"ndcg@{k}"] = ndcg_at_k(gains, ideal, k)
+        want["mrr"] = reciprocal_rank(gains, any_relevant)
+        got = rank_metrics(found, n_gold, gains, ideal, ks, any_relevant=any_relevant)
+        assert list(got) == list(want)
+        for name, value in want.items():  # exact: == on floats, and None stays None
+            assert (got[name] is None) == (value is None), name
+            assert got[name] == value, name
 
 
 def test_ties_keep_the_order_given() -> None:

@@ -2,8 +2,8 @@
 
 Usage::
 
-    probes = generation_probes(case, trace)             # synthetic traces for the judge
-    records = evaluator.evaluate_batch([p.trace for p in probes])
+    probes = generation_probes(case, trace)             # facts to check against the answer
+    records = evaluator.evaluate_batch([p.trace for p in probes])   # one probe trace each
     outcome = decide(case, trace, main, probes=probes, probe_records=records, context_hit=hit)
 
 The judge is used through its public interface only (``Evaluator.evaluate_batch``): a fact is
@@ -47,9 +47,30 @@ _SCORE: dict[NuggetVerdict, float] = {"YES": 1.0, "PARTIAL": 0.5, "NO": 0.0}
 
 @dataclass(frozen=True)
 class Probe:
+    """One fact checked against the answer: the judge reads ``fact`` as the answer of a trace
+    whose only passage is the assistant's answer (``passage``)."""
+
     kind: Literal["reference", "nugget"]
     index: int
-    trace: RagTrace
+    case_id: str
+    question: str
+    passage: str
+    fact: str
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What the judge's verdict depends on: equal keys, equal records."""
+        return (self.question, self.passage, self.fact)
+
+    @property
+    def trace(self) -> RagTrace:
+        suffix = "reference" if self.kind == "reference" else f"nugget{self.index}"
+        return RagTrace(
+            trace_id=f"{self.case_id}#{suffix}",
+            question=self.question,
+            contexts=[self.passage],
+            answer=self.fact,
+        )
 
 
 @dataclass
@@ -66,37 +87,15 @@ def _answered(record: EvaluationRecord, trace: RagTrace) -> bool:
 
 
 def generation_probes(case: EvalCase, trace: RagTrace) -> list[Probe]:
-    """Synthetic traces that check the reference answer and each nugget against the answer."""
+    """The facts to check against the answer: the reference answer, then each nugget."""
     answer = (trace.answer or "").strip()
     if not case.answerable or not answer:
         return []
     probes: list[Probe] = []
     if case.reference_answer and case.reference_answer.strip():
-        probes.append(
-            Probe(
-                "reference",
-                0,
-                RagTrace(
-                    trace_id=f"{case.id}#reference",
-                    question=case.question,
-                    contexts=[answer],
-                    answer=case.reference_answer,
-                ),
-            )
-        )
+        probes.append(Probe("reference", 0, case.id, case.question, answer, case.reference_answer))
     for i, nugget in enumerate(case.nuggets):
-        probes.append(
-            Probe(
-                "nugget",
-                i,
-                RagTrace(
-                    trace_id=f"{case.id}#nugget{i}",
-                    question=case.question,
-                    contexts=[answer],
-                    answer=nugget.text,
-                ),
-            )
-        )
+        probes.append(Probe("nugget", i, case.id, case.question, answer, nugget.text))
     return probes
 
 

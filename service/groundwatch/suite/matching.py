@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Literal
 
 from groundwatch.contract.trace import ContextPassage
@@ -38,8 +39,11 @@ FUZZY_SHARE = 0.8
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 
 
+@lru_cache(maxsize=8192)
 def normalise(text: str) -> str:
-    """Lower case, NFKC, every run of punctuation or whitespace turned into one space."""
+    """Lower case, NFKC, every run of punctuation or whitespace turned into one space.
+
+    Cached (bounded): the same passages and quotes recur across the cases of a run."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     return _NON_WORD.sub(" ", folded).strip()
 

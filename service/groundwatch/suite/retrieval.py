@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 __all__ = [
     "dcg",
     "hit_at_k",
     "ndcg_at_k",
     "precision_at_k",
+    "rank_metrics",
     "recall_at_k",
     "reciprocal_rank",
 ]
@@ -81,3 +83,53 @@ def ndcg_at_k(gains: Sequence[float], ideal: Sequence[float], k: int) -> float |
     if best <= 0:
         return None
     return min(1.0, dcg(gains, k) / best)
+
+
+@lru_cache(maxsize=256)
+def _names(k: int) -> tuple[str, str, str, str, str]:
+    return (f"recall@{k}", f"all_evidence@{k}", f"precision@{k}", f"hit@{k}", f"ndcg@{k}")
+
+
+def _dcg_terms(gains: Sequence[float]) -> list[float]:
+    return [(2.0 ** float(g) - 1.0) / math.log2(rank + 1) for rank, g in enumerate(gains, start=1)]
+
+
+def rank_metrics(
+    found_per_rank: Sequence[set[int]],
+    n_relevant: int,
+    gains: Sequence[float],
+    ideal: Sequence[float],
+    ks: Sequence[int],
+    *,
+    any_relevant: bool = True,
+) -> dict[str, float | None]:
+    """``recall@k``, ``all_evidence@k``, ``precision@k``, ``hit@k``, ``nDCG@k`` for every k and
+    ``mrr`` in one pass over the list: the same values, bit for bit, as the functions above
+    (prefix counts and DCG terms are computed once instead of once per k and metric)."""
+    if len(found_per_rank) != len(gains):
+        raise ValueError("found_per_rank and gains must have one entry per retrieved passage")
+    union: set[int] = set()
+    found_upto: list[int] = []  # gold items found in the top i+1
+    relevant_upto: list[int] = []  # relevant passages in the top i+1
+    relevant = 0
+    for items, gain in zip(found_per_rank, gains, strict=True):
+        union |= items
+        found_upto.append(len(union))
+        relevant += gain > 0
+        relevant_upto.append(relevant)
+    terms = _dcg_terms(gains)
+    ideal_terms = _dcg_terms(sorted((g for g in ideal if g > 0), reverse=True))
+    out: dict[str, float | None] = {}
+    for k in ks:
+        recall_name, all_name, precision_name, hit_name, ndcg_name = _names(k)
+        top = len(gains[:k])  # slicing's own rules, as the functions above
+        recall = None if n_relevant <= 0 else (found_upto[top - 1] if top else 0) / n_relevant
+        out[recall_name] = recall
+        out[all_name] = None if recall is None else float(recall == 1.0)
+        hits = relevant_upto[top - 1] if top else 0
+        out[precision_name] = hits / k if any_relevant and k > 0 else None
+        out[hit_name] = (1.0 if hits else 0.0) if any_relevant else None
+        best = math.fsum(ideal_terms[:k])
+        out[ndcg_name] = None if best <= 0 else min(1.0, math.fsum(terms[:k]) / best)
+    out["mrr"] = reciprocal_rank(gains, any_relevant)
+    return out

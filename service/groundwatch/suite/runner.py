@@ -8,14 +8,20 @@ The traces are what the assistant under test produced for the cases, joined on
 ``trace_id == case.id`` (or a ``case_id`` attribute). A case without a trace gets a
 ``missing_trace`` record; bad lines in either file are reported with their line numbers and
 never abort the run. The judge sees each trace once (the reference-free record, exactly as
-``groundwatch evaluate`` computes it) and then short probe traces for the reference answer and
-the nuggets; both are sent in batches.
+``groundwatch evaluate`` computes it) plus short probe traces for the reference answer and the
+nuggets (:func:`groundwatch.suite.generation.generation_probes`): per batch of cases, one
+judge call for the traces (so the main records are bit for bit those of ``evaluate`` with the
+same batches) and one for all their probes. A probe's verdict depends only on its content
+(question, answer, fact), so probes are deduplicated and their records kept in a bounded
+:class:`ProbeCache` for the run: a fact already checked against the same answer is not judged
+again (``benchmarks/suite_run.py`` reports how many were judged and how many came from it).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TextIO
@@ -24,12 +30,13 @@ from groundwatch.contract.record import EvaluationRecord
 from groundwatch.contract.trace import RagTrace, TraceDecodeError, TraceLimits, decode_trace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.suite.cases import CaseError, EvalCase
-from groundwatch.suite.generation import Probe, decide, generation_probes
+from groundwatch.suite.generation import GenerationOutcome, Probe, decide, generation_probes
 from groundwatch.suite.record import EvalRecord
 from groundwatch.suite.stages import retrieval_stage
 
 __all__ = [
     "DEFAULT_KS",
+    "ProbeCache",
     "load_corpus",
     "load_records",
     "load_traces",
@@ -38,6 +45,39 @@ __all__ = [
 ]
 
 DEFAULT_KS: tuple[int, ...] = (1, 3, 5)
+
+
+class ProbeCache:
+    """Scored probe records by judge version and content (question, answer, fact); bounded LRU.
+
+    Only scored records are kept: a judge error is never replayed. Not thread-safe (one run).
+    """
+
+    def __init__(self, max_entries: int = 50_000):
+        self._max = max(0, max_entries)
+        self._records: OrderedDict[tuple[str, str, str, str], EvaluationRecord] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def get(self, version: str, key: tuple[str, str, str]) -> EvaluationRecord | None:
+        record = self._records.get((version, *key))
+        if record is None:
+            self.misses += 1
+            return None
+        self._records.move_to_end((version, *key))
+        self.hits += 1
+        return record
+
+    def put(self, version: str, key: tuple[str, str, str], record: EvaluationRecord) -> None:
+        if not self._max or record.status != "scored":
+            return
+        self._records[(version, *key)] = record
+        self._records.move_to_end((version, *key))
+        while len(self._records) > self._max:
+            self._records.popitem(last=False)
 
 
 def load_traces(
@@ -121,9 +161,12 @@ def run_suite(
     corpus: Mapping[str, str] | None = None,
     batch_size: int = 16,
     progress: TextIO | None = None,
+    probe_cache: ProbeCache | None = None,
 ) -> list[EvalRecord]:
-    """One record per case, in case order."""
+    """One record per case, in case order. ``probe_cache``: pass one to share it across runs
+    (or ``ProbeCache(0)`` to judge every probe); by default each run has its own."""
     config = dict(config or {})
+    cache = ProbeCache() if probe_cache is None else probe_cache
     out: dict[str, EvalRecord] = {}
     present = [c for c in cases if c.id in traces]
     for case in cases:
@@ -137,20 +180,33 @@ def run_suite(
             generation_probes(c, t) if m.status == "scored" else []
             for c, t, m in zip(chunk, chunk_traces, mains, strict=True)
         ]
-        flat = [p.trace for probes in probes_per_case for p in probes]
-        probe_records = evaluator.evaluate_batch(flat) if flat else []
-        offset = 0
+        version = evaluator.metric_version
+        known: dict[tuple[str, str, str], EvaluationRecord] = {}
+        todo: dict[tuple[str, str, str], Probe] = {}
+        for probes in probes_per_case:
+            for probe in probes:
+                key = probe.key
+                if key in known or key in todo:
+                    continue
+                cached = cache.get(version, key)
+                if cached is not None:
+                    known[key] = cached
+                else:
+                    todo[key] = probe
+        if todo:
+            fresh = evaluator.evaluate_batch([probe.trace for probe in todo.values()])
+            for key, record in zip(todo, fresh, strict=True):
+                known[key] = record
+                cache.put(version, key, record)
         for case, trace, main, probes in zip(
             chunk, chunk_traces, mains, probes_per_case, strict=True
         ):
-            mine = probe_records[offset : offset + len(probes)]
-            offset += len(probes)
             out[case.id] = _record(
                 case,
                 trace,
                 main,
                 probes=probes,
-                probe_records=mine,
+                probe_records=[known[p.key] for p in probes],
                 ks=ks,
                 config=config,
                 corpus=corpus,
@@ -178,10 +234,27 @@ def _record(
     stage = retrieval_stage(
         case, trace, ks, corpus, context_tokens=main.context_tokens if scored else None
     )
-    record = EvalRecord(
+    metrics = stage.metrics
+    outcome = (
+        decide(
+            case,
+            trace,
+            main,
+            probes=probes,
+            probe_records=probe_records,
+            context_hit=stage.context_hit,
+        )
+        if scored
+        else GenerationOutcome()
+    )
+    if scored:
+        metrics.update(outcome.metrics)
+    slices = {k: v for k, v in trace.attributes.items() if k != "case_id"}
+    slices.update(case.slices())
+    return EvalRecord(
         case_id=case.id,
         question=case.question,
-        slices={**{k: v for k, v in trace.attributes.items() if k != "case_id"}, **case.slices()},
+        slices=slices,
         answerable=case.answerable,
         config=dict(config),
         status="scored" if scored else "unscored",
@@ -191,18 +264,11 @@ def _record(
         retrieved=stage.retrieved,
         answer=trace.answer,
         evidence_matches=stage.matches,
-        metrics=dict(stage.metrics),
+        metrics=metrics,
+        nuggets=outcome.nuggets,
+        diagnosis=outcome.diagnosis,
+        passed=outcome.passed,
     )
-    if not scored:
-        return record
-    outcome = decide(
-        case, trace, main, probes=probes, probe_records=probe_records, context_hit=stage.context_hit
-    )
-    record.metrics.update(outcome.metrics)
-    record.nuggets = outcome.nuggets
-    record.diagnosis = outcome.diagnosis
-    record.passed = outcome.passed
-    return record
 
 
 def write_records(records: Sequence[EvalRecord], path: str) -> None:

@@ -19,13 +19,7 @@ from groundwatch.contract.trace import ContextPassage, RagTrace
 from groundwatch.suite.cases import EvalCase
 from groundwatch.suite.matching import match_evidence
 from groundwatch.suite.record import EvidenceMatch
-from groundwatch.suite.retrieval import (
-    hit_at_k,
-    ndcg_at_k,
-    precision_at_k,
-    recall_at_k,
-    reciprocal_rank,
-)
+from groundwatch.suite.retrieval import rank_metrics
 
 __all__ = ["RetrievalStage", "ordered_passages", "passage_label", "retrieval_stage"]
 
@@ -95,15 +89,7 @@ def retrieval_stage(
     )
     any_relevant = any(g > 0 for g in ideal)
     m = stage.metrics
-    n_evidence = len(case.evidence)
-    for k in ks:
-        recall = recall_at_k(found, n_evidence, k)
-        m[f"recall@{k}"] = recall
-        m[f"all_evidence@{k}"] = None if recall is None else float(recall == 1.0)
-        m[f"precision@{k}"] = precision_at_k(gains, k, any_relevant)
-        m[f"hit@{k}"] = hit_at_k(gains, k, any_relevant)
-        m[f"ndcg@{k}"] = ndcg_at_k(gains, ideal, k)
-    m["mrr"] = reciprocal_rank(gains, any_relevant)
+    m.update(rank_metrics(found, len(case.evidence), gains, ideal, ks, any_relevant=any_relevant))
     relevant_ranks = [rank for rank, g in enumerate(gains, start=1) if g > 0 or found[rank - 1]]
     if any_relevant:
         m["gold_context_precision"] = len(relevant_ranks) / len(passages) if passages else 0.0
