@@ -103,7 +103,7 @@ make_debian_base() {
   log "podman import $rootfs as $LOCAL_BASE"
   tar -C "$rootfs" --exclude='./var/cache/apt/archives/*.deb' --exclude='./var/lib/apt/lists/*' \
     --exclude='./usr/share/doc/*' --exclude='./usr/share/man/*' --exclude='./usr/share/locale/*' \
-    --exclude='./usr/share/info/*' -c . | "${P[@]}" import --change 'CMD ["/bin/bash"]' - "$LOCAL_BASE" >/dev/null
+    --exclude='./usr/share/info/*' -c . | "${P[@]}" import -q --change 'CMD ["/bin/bash"]' - "$LOCAL_BASE" >/dev/null
 }
 
 pick_base() {
