@@ -3,6 +3,9 @@ floor, Benjamini-Hochberg across the family, underpowered slices, and the export
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 from prometheus_client import CollectorRegistry, generate_latest
@@ -14,13 +17,21 @@ from groundwatch.settings import Settings
 from groundwatch.state.buckets import Histogram, WindowSummary
 from groundwatch.state.drift import (
     DriftPolicy,
+    MetricDrift,
+    RateTest,
     SliceDrift,
+    _chi2_p,
+    _mann_whitney_p,
+    _merge_sparse,
     benjamini_hochberg,
     compare,
     decide,
     histogram_p_value,
     psi,
     rate_increase_p_value,
+    required_samples_rate,
+    required_samples_shift,
+    two_proportion_z,
 )
 from groundwatch.state.windows import MemoryWindowStore
 from tests.builders import DRIFT_WINDOWS, build_settings
@@ -214,3 +225,82 @@ def test_collector_exports_decision_only_for_the_shifted_tenant() -> None:
     assert sides == {"current": 120, "reference": 400}
     report = build_report(store, settings)
     assert report.drift_tests == tests[0]
+
+
+# Mutation pass (docs/mutation.md): each test below kills sampled mutants of state/drift.py that
+# the tests above let through (named in the docs' survivor list).
+
+
+def _expand(hist: list[float]) -> np.ndarray:
+    """Bin indices, one per count: the sample a histogram stands for."""
+    return np.repeat(np.arange(len(hist), dtype=np.float64), np.asarray(hist, dtype=np.int64))
+
+
+def test_histogram_p_value_is_bonferroni_of_chi2_and_tie_corrected_mann_whitney() -> None:
+    # no bin is sparse here, so the chi-square table is the two histograms as they are
+    ref = [40.0, 60.0, 80.0, 50.0, 30.0]
+    cur = [20.0, 30.0, 50.0, 60.0, 40.0]
+    p_chi2 = stats.chi2_contingency([ref, cur], correction=False).pvalue
+    p_mw = stats.mannwhitneyu(
+        _expand(cur), _expand(ref), use_continuity=False, method="asymptotic"
+    ).pvalue
+    assert _mann_whitney_p(np.asarray(ref), np.asarray(cur)) == pytest.approx(p_mw, rel=1e-9)
+    assert histogram_p_value(ref, cur) == pytest.approx(2 * min(p_chi2, p_mw), rel=1e-9)
+
+
+def test_chi2_is_computed_on_a_two_column_table() -> None:
+    ref, cur = np.array([30.0, 10.0]), np.array([10.0, 30.0])
+    expected = stats.chi2_contingency([ref, cur], correction=False).pvalue
+    assert expected < 1e-3
+    assert _chi2_p(ref, cur) == pytest.approx(expected, rel=1e-9)
+
+
+def test_sparse_bin_merging_keeps_every_count() -> None:
+    # the last bin (1 + 0) is too sparse for its own column: it joins the one before
+    table = _merge_sparse(np.array([10.0, 10.0, 1.0]), np.array([10.0, 10.0, 0.0]), 5.0)
+    assert table.tolist() == [[10.0, 11.0], [10.0, 10.0]]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        pytest.param(lambda: two_proportion_z(1, 10, 1, -5), id="z-negative-current"),
+        pytest.param(lambda: rate_increase_p_value(0, 0, 1, 10), id="fisher-empty-reference"),
+        pytest.param(lambda: histogram_p_value([5.0, 5.0], [0.0, 0.0]), id="hist-empty-current"),
+    ],
+)
+def test_empty_samples_are_refused(call: Callable[[], object]) -> None:
+    with pytest.raises(ValueError, match="empty"):
+        call()
+
+
+def test_a_single_observation_is_a_histogram() -> None:
+    assert 0.0 < histogram_p_value([1.0, 0.0], [0.0, 1.0]) <= 1.0
+
+
+def test_required_samples_follow_the_normal_approximation() -> None:
+    policy = DriftPolicy()  # fdr 0.01, power 0.8, shift 0.1, rate ratio 2
+    z = stats.norm.ppf
+    zz_shift = (z(1 - 0.01 / 2) + z(0.8)) ** 2
+    assert required_samples_shift(0.3, 1e12, policy) == pytest.approx(
+        0.3**2 * zz_shift / 0.1**2, rel=1e-6
+    )
+    zz_rate = (z(1 - 0.01) + z(0.8)) ** 2
+    room = 0.1**2 / zz_rate - 0.1 * 0.9 / 200
+    assert required_samples_rate(0.1, 200, policy) == pytest.approx(0.2 * 0.8 / room, rel=1e-6)
+    # a reference too small to tell the change from its own noise: never tested
+    assert math.isinf(required_samples_rate(0.1, 50, policy))
+    assert math.isinf(required_samples_shift(0.3, 50, policy))
+
+
+def test_a_slice_with_only_rates_or_only_metrics_is_not_empty() -> None:
+    assert SliceDrift().empty()
+    assert not SliceDrift(rates={"refusal": RateTest(0.0, None, 0.1, 0.1)}).empty()
+    assert not SliceDrift(metrics={"faithfulness": MetricDrift(10.0, 10.0, 30.0)}).empty()
+
+
+def test_rates_without_data_on_one_side_are_left_out() -> None:
+    scored = WindowSummary(counts={"scored": 40.0, "evaluated": 40.0, "refusal": 4.0})
+    nothing = WindowSummary(counts={"received": 10.0})
+    assert compare(scored, nothing).rates == {}
+    assert compare(nothing, scored).rates == {}

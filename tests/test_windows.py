@@ -108,6 +108,7 @@ def test_buckets_count_sum_and_histogram(make_store: MakeStore, clock: FakeClock
     assert total.count("sampled") == 2
     assert total.count("scored") == 2
     assert total.count("contradicted") == 1
+    assert total.count("contradicted_traces") == 1  # one contradicted claim makes the trace count
     assert total.count("claims") == 4
     assert total.rate("refusal") == (1, 2)
     assert total.mean("faithfulness") == pytest.approx(0.75)
@@ -148,6 +149,16 @@ def test_long_ranges_read_coarse_buckets() -> None:
     assert len(plan) < 3000 / 60
     covered = sum(600 if k[0] == "c" else 60 for k in plan)
     assert covered == 3000
+
+
+def test_expired_fine_buckets_fall_back_to_a_coarse_bucket_more_than_half_inside() -> None:
+    # mutation pass (docs/mutation.md): the "more than half" rule, `(last - first + f) * 2 > c`
+    ws = _settings("x").windows  # fine 60 s kept 3600 s, coarse 600 s kept 7200 s
+    now = 97_200.0  # fine buckets before 93_660 have expired; coarse [90_000, 90_600) has not
+    # 7 of the coarse bucket's 10 minutes: it stands in for the expired fine buckets
+    assert plan_buckets(90_120, 90_540, now, ws) == [("c", 90_000)]
+    # 4 of 10: no stand-in, and the fine buckets are gone
+    assert plan_buckets(89_940, 90_180, now, ws) == []
 
 
 def test_coarse_and_fine_agree(make_store: MakeStore, clock: FakeClock) -> None:
