@@ -246,6 +246,11 @@ def test_histogram_p_value_is_bonferroni_of_chi2_and_tie_corrected_mann_whitney(
     ).pvalue
     assert _mann_whitney_p(np.asarray(ref), np.asarray(cur)) == pytest.approx(p_mw, rel=1e-9)
     assert histogram_p_value(ref, cur) == pytest.approx(2 * min(p_chi2, p_mw), rel=1e-9)
+    # tiny samples (variance below 1) are tested too, not declared "no difference"
+    small = stats.mannwhitneyu([2.0, 2.0], [0.0], use_continuity=False, method="asymptotic")
+    assert _mann_whitney_p(np.array([1.0, 0, 0]), np.array([0, 0, 2.0])) == pytest.approx(
+        small.pvalue, rel=1e-9
+    )
 
 
 def test_chi2_is_computed_on_a_two_column_table() -> None:
@@ -304,3 +309,6 @@ def test_rates_without_data_on_one_side_are_left_out() -> None:
     nothing = WindowSummary(counts={"received": 10.0})
     assert compare(scored, nothing).rates == {}
     assert compare(nothing, scored).rates == {}
+    # a reference where every trace had the rate: its share is 1, not 0
+    every = WindowSummary(counts={"scored": 40.0, "evaluated": 40.0, "refusal": 40.0})
+    assert compare(scored, every).rates["refusal"].reference == 1.0

@@ -14,7 +14,14 @@ from redis.retry import Retry
 
 from groundwatch.api.findings import findings_router
 from groundwatch.settings import FindingsSettings, RedisSettings, Settings, WindowSettings
-from groundwatch.state.findings import InvalidCursorError, MemoryFindingStore
+from groundwatch.state.findings import (
+    InvalidCursorError,
+    MemoryFindingStore,
+    decode_cursor,
+    encode_cursor,
+    finding_from_dict,
+    finding_to_dict,
+)
 from groundwatch.state.redis_store import RedisClient, RedisFindingStore, redis_client
 from groundwatch.state.stores import Finding, StoreUnavailableError
 from groundwatch.state.windows import MemoryWindowStore
@@ -97,12 +104,14 @@ def test_add_is_idempotent(make_findings: Callable[[int], FStore]) -> None:
     assert [(f.trace_id, f.claim_index) for f in page.items] == [("t2", 0), ("t1", 1), ("t1", 0)]
     assert page.items[0].slices == {"tenant": "acme", "intent": "billing"}
     assert page.items[0].evidence == "evidence 2"
+    assert (page.items[0].context_index, page.items[0].context_id) == (0, "p0")
 
 
 def test_cursor_pages_newest_first_without_gaps(make_findings: Callable[[int], FStore]) -> None:
     store = make_findings(1000)
     # many findings share a timestamp: the cursor must break ties by key
     store.add([finding(i, 100.0 + i // 5) for i in range(53)])
+    assert len(store.page().items) == 50  # the default page size
     seen: list[str] = []
     cursor = None
     for _ in range(20):
@@ -141,8 +150,35 @@ def test_filter_by_slice(make_findings: Callable[[int], FStore]) -> None:
 
 
 def test_bad_cursor(make_findings: Callable[[int], FStore]) -> None:
-    with pytest.raises(InvalidCursorError):
+    with pytest.raises(InvalidCursorError) as exc:
         make_findings(10).page(cursor="!!not-a-cursor")
+    assert exc.value.retriable is False  # a client error: retrying cannot help
+
+
+def test_cursor_round_trips_at_every_padding_length() -> None:
+    # mutation pass (docs/mutation.md): the "=" padding of unpadded base64, `% 4` -> `% 5`
+    for n in range(1, 9):
+        assert decode_cursor(encode_cursor(12.5, "k" * n)) == (12.5, "k" * n)
+
+
+def test_finding_dict_round_trip_keeps_present_and_absent_fields() -> None:
+    # mutation pass: `context_index is None` -> `is not None` dropped the passage index
+    full = finding(7, 3.0)
+    assert finding_from_dict(finding_to_dict(full)) == full
+    bare = Finding(
+        trace_id="t8",
+        ts=4.0,
+        claim_index=1,
+        claim="claim",
+        evidence=None,
+        context_index=None,
+        context_id=None,
+        score=0.5,
+        reason=None,
+        metric_version="fake/v1",
+        slices={},
+    )
+    assert finding_from_dict(finding_to_dict(bare)) == bare
 
 
 def test_a_page_of_exactly_limit_items_has_no_next_cursor(
@@ -153,6 +189,7 @@ def test_a_page_of_exactly_limit_items_has_no_next_cursor(
     store.add([finding(i, float(i)) for i in range(3)])
     assert store.page(limit=3).next_cursor is None
     assert store.page(limit=2).next_cursor is not None
+    assert [len(store.page(limit=n).items) for n in (1, 0, -5)] == [1, 1, 1]  # at least one
 
 
 def test_page_size_is_capped_at_1000(make_findings: Callable[[int], FStore]) -> None:
