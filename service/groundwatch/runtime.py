@@ -188,6 +188,7 @@ class Runtime:
             sinks=sink_list,
             metrics=metrics,
             redactor=redactor,
+            case_text_chars=settings.findings.case_text_chars,
         )
         queue = EvaluationQueue(
             processor, capacity=settings.api.queue_size, workers=settings.judge.workers

@@ -15,6 +15,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from groundwatch.contract.trace import TraceLimits
 
 __all__ = [
+    "DEFAULT_CASE_TEXT_CHARS",
     "ENV_PREFIX",
     "ApiSettings",
     "EmbeddingSettings",
@@ -374,8 +375,22 @@ class WindowSettings(BaseModel):
     )
 
 
+#: Trace text kept per finding for the draft-case download (``findings.case_text_chars``).
+DEFAULT_CASE_TEXT_CHARS = 4_000
+
+
 class FindingsSettings(BaseModel):
     max_items: int = Field(default=10_000, description="Findings kept (oldest dropped first).")
+    case_text_chars: int = Field(
+        default=DEFAULT_CASE_TEXT_CHARS,
+        ge=0,
+        le=100_000,
+        description=(
+            "Trace text kept per finding for GET /v1/findings/cases (question, answer, then "
+            "passages, redacted like the claim, cut to this many chars in all); 0 keeps none. "
+            "Never kept in redaction mode drop_text."
+        ),
+    )
 
 
 class RedactionSettings(BaseModel):

@@ -7,6 +7,8 @@ Usage::
 
 Routes: ``GET /v1/findings`` (newest first, ``limit`` + ``cursor``; filter by slice with
 ``?tenant=acme`` for any configured slice key, or ``?slice=tenant:acme``, repeatable),
+``GET /v1/findings/cases`` (the same findings as a JSONL download of draft eval cases, one per
+trace, newest first: ``limit`` traces, the same slice filters, ``since_min``),
 ``GET /v1/windows`` (window means, rates and drift as JSON), ``GET /`` (the page) and its
 assets under ``/static/``. The page sends the bearer token typed into it with every request,
 so the JSON routes can sit behind authentication while the page and its assets are public
@@ -35,8 +37,16 @@ from groundwatch.state.bucket_reader import WindowReader, as_reader
 from groundwatch.state.findings import InvalidCursorError
 from groundwatch.state.slices import SliceMapper
 from groundwatch.state.stores import Finding, FindingStore, StoreUnavailableError, WindowStore
+from groundwatch.suite.findings_export import drafts_from_findings
 
-__all__ = ["FindingOut", "FindingsPageOut", "findings_router", "page_router"]
+__all__ = [
+    "CASES_FILENAME",
+    "CASES_MAX_TRACES",
+    "FindingOut",
+    "FindingsPageOut",
+    "findings_router",
+    "page_router",
+]
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +107,10 @@ def _out(f: Finding) -> FindingOut:
 
 
 _UNAVAILABLE = "store unavailable; retry"
+CASES_FILENAME = "groundwatch-findings-cases.jsonl"
+#: Most traces (draft cases) one ``GET /v1/findings/cases`` returns.
+CASES_MAX_TRACES = 1000
+_CASES_PAGE = 500  # findings read from the store per page while collecting a download
 
 
 def _unavailable(exc: StoreUnavailableError) -> HTTPException:
@@ -207,6 +221,19 @@ def findings_router(
     slice_keys = list(settings.windows.slice_keys)
     router = APIRouter()
 
+    def slice_filter(request: Request, specs: list[str]) -> dict[str, str]:
+        wanted: dict[str, str] = {}
+        for spec in specs:
+            key, sep, value = spec.partition(":")
+            if not sep or not key or not value:
+                raise HTTPException(422, f"slice filter {spec[:80]!r} must look like key:value")
+            wanted[key] = SliceMapper.clean(value)
+        for key in slice_keys:
+            given = request.query_params.get(key)
+            if given:
+                wanted[key] = SliceMapper.clean(given)
+        return wanted
+
     @router.get("/v1/findings", response_model=FindingsPageOut, tags=["triage"])
     def list_findings(
         request: Request,
@@ -218,16 +245,7 @@ def findings_router(
         ] = [],  # noqa: B006 - FastAPI copies query defaults
     ) -> FindingsPageOut:
         """Contradicted claims, newest first, optionally filtered by slice."""
-        wanted: dict[str, str] = {}
-        for spec in slice_:
-            key, sep, value = spec.partition(":")
-            if not sep or not key or not value:
-                raise HTTPException(422, f"slice filter {spec[:80]!r} must look like key:value")
-            wanted[key] = SliceMapper.clean(value)
-        for key in slice_keys:
-            given = request.query_params.get(key)
-            if given:
-                wanted[key] = SliceMapper.clean(given)
+        wanted = slice_filter(request, slice_)
         try:
             page = store.page(limit=limit, cursor=cursor, slice_filter=wanted or None)
         except InvalidCursorError as exc:
@@ -236,6 +254,76 @@ def findings_router(
             raise _unavailable(exc) from None
         return FindingsPageOut(
             items=[_out(f) for f in page.items], next_cursor=page.next_cursor, total=page.total
+        )
+
+    @router.get(
+        "/v1/findings/cases",
+        tags=["triage"],
+        response_class=Response,
+        responses={
+            200: {
+                "description": (
+                    "JSONL, one draft eval case per line (schemas/eval-case.v1.schema.json, "
+                    "needs_review: true), sent as an attachment. The question, answer and "
+                    "passages are the trace text the store kept: redacted like the claim, cut "
+                    "to findings.case_text_chars, and absent in redaction mode drop_text."
+                ),
+                "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+            }
+        },
+    )
+    def findings_cases(
+        request: Request,
+        limit: Annotated[
+            int,
+            Query(ge=1, le=CASES_MAX_TRACES, description="Most traces (draft cases)."),
+        ] = 100,
+        since_min: Annotated[
+            int | None,
+            Query(ge=1, le=525_600, description="Only findings of the last N minutes."),
+        ] = None,
+        slice_: Annotated[
+            list[str],
+            Query(alias="slice", description="key:value slice filter, repeatable (AND)."),
+        ] = [],  # noqa: B006 - FastAPI copies query defaults
+    ) -> Response:
+        """The findings as draft eval cases (``groundwatch findings export``), newest first:
+        one case per trace with its contradicted claims; feed them to ``suite run`` after
+        review."""
+        wanted = slice_filter(request, slice_)
+        since = time.time() - since_min * 60 if since_min else None
+        found: list[Finding] = []
+        traces: set[str] = set()
+        cursor: str | None = None
+        try:
+            while True:
+                page = store.page(limit=_CASES_PAGE, cursor=cursor, slice_filter=wanted or None)
+                for f in page.items:
+                    if since is not None and f.ts < since:
+                        break
+                    if f.trace_id not in traces:
+                        if len(traces) >= limit:
+                            break
+                        traces.add(f.trace_id)
+                    found.append(f)
+                else:
+                    if page.next_cursor is not None:
+                        cursor = page.next_cursor
+                        continue
+                break
+        except StoreUnavailableError as exc:
+            raise _unavailable(exc) from None
+        body = "".join(
+            d.model_dump_json(exclude_none=True) + "\n" for d in drafts_from_findings(found)
+        )
+        return Response(
+            body,
+            media_type="application/x-ndjson",
+            headers={
+                "Content-Disposition": f'attachment; filename="{CASES_FILENAME}"',
+                "Cache-Control": "no-store",
+                "X-Content-Type-Options": "nosniff",
+            },
         )
 
     @router.get("/v1/windows", tags=["triage"])

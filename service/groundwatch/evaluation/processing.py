@@ -28,10 +28,13 @@ from groundwatch.evaluation.deadline import GuardedJudge
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.ingest.sampling import Sampler
 from groundwatch.observability.metrics import PipelineMetrics
+from groundwatch.settings import DEFAULT_CASE_TEXT_CHARS
 from groundwatch.state.slices import SliceMapper
 from groundwatch.state.stores import (
     Finding,
+    FindingPassage,
     FindingStore,
+    FindingTrace,
     IngestObservation,
     Redactor,
     ResultSink,
@@ -39,7 +42,7 @@ from groundwatch.state.stores import (
     WindowStore,
 )
 
-__all__ = ["TraceProcessor", "findings_from_record", "trace_ts"]
+__all__ = ["TraceProcessor", "finding_trace", "findings_from_record", "trace_ts"]
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -51,8 +54,57 @@ def trace_ts(trace: RagTrace, now: float | None = None) -> float:
     return time.time() if now is None else now
 
 
+def finding_trace(trace: RagTrace, redactor: Redactor | None, budget: int) -> FindingTrace | None:
+    """What a draft eval case needs from ``trace`` (question, answer, passages in order),
+    redacted as the claim texts are and only then cut to ``budget`` characters in all (a cut
+    never splits a value before the detectors saw it whole). Passages past the budget are not
+    even redacted. None when no text may be kept: ``budget`` 0, or ``drop_text`` mode."""
+    if budget <= 0:
+        return None
+
+    def redact(text: str) -> str | None:
+        return text if redactor is None else redactor.redact_text(text)
+
+    question = redact(trace.question or "")
+    if question is None:  # drop_text: no trace text at all
+        return None
+    remaining = budget
+    truncated = False
+
+    def take(text: str) -> str:
+        nonlocal remaining, truncated
+        if len(text) > remaining:
+            truncated = True
+            text = text[:remaining]
+        remaining -= len(text)
+        return text
+
+    question = take(question)
+    answer = None
+    if trace.answer is not None:
+        answer = take(redact(trace.answer) or "")
+    passages: list[FindingPassage] = []
+    for i, ctx in enumerate(trace.contexts):
+        if remaining <= 0:
+            truncated = True
+            break
+        ids = [
+            None if v is None else v if redactor is None else redactor.redact_id(v)
+            for v in (ctx.id, ctx.doc_id)
+        ]
+        text = take(redact(ctx.text) or "")
+        passages.append(FindingPassage(index=i, text=text, id=ids[0], doc_id=ids[1]))
+    return FindingTrace(
+        question=question, answer=answer, passages=tuple(passages), truncated=truncated
+    )
+
+
 def findings_from_record(
-    record: EvaluationRecord, slices: dict[str, str], ts: float, redactor: Redactor | None
+    record: EvaluationRecord,
+    slices: dict[str, str],
+    ts: float,
+    redactor: Redactor | None,
+    trace: FindingTrace | None = None,
 ) -> list[Finding]:
     if redactor is not None and record.contradicted_claims:
         # One pass over claim, evidence and reason: a judge's reason may quote the text.
@@ -75,6 +127,7 @@ def findings_from_record(
                 reason=claim.reason,
                 metric_version=record.metric_version,
                 slices=dict(slices),
+                trace=trace,
             )
         )
     return out
@@ -94,8 +147,10 @@ class TraceProcessor:
         sinks: Sequence[ResultSink],
         metrics: PipelineMetrics,
         redactor: Redactor | None = None,
+        case_text_chars: int = DEFAULT_CASE_TEXT_CHARS,
     ):
         self.evaluator = evaluator
+        self.case_text_chars = case_text_chars
         self.sampler = sampler
         self.slices = slices
         self.windows = windows
@@ -179,8 +234,10 @@ class TraceProcessor:
         # Redact each record once, and only when some of its text is stored or published.
         stored = [self._redacted(record) for record in records]
         found: list[Finding] = []
-        for record, (_, slices, ts) in zip(stored, items, strict=True):
-            found.extend(findings_from_record(record, slices, ts, None))
+        for trace, record, (_, slices, ts) in zip(traces, stored, items, strict=True):
+            if record.contradicted_claims:
+                text = finding_trace(trace, self.redactor, self.case_text_chars)
+                found.extend(findings_from_record(record, slices, ts, None, text))
         if found:
             self._guard("findings", lambda: self.findings.add(found))
         for sink in self.sinks:

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from groundwatch.settings import Settings
-from groundwatch.state.stores import Finding, FindingPage
+from groundwatch.state.stores import Finding, FindingPage, FindingPassage, FindingTrace
 
 __all__ = [
     "InvalidCursorError",
@@ -68,7 +68,43 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
         "reason": f.reason,
         "metric_version": f.metric_version,
         "slices": dict(f.slices),
+        "trace": None if f.trace is None else _trace_to_dict(f.trace),
     }
+
+
+def _trace_to_dict(t: FindingTrace) -> dict[str, Any]:
+    return {
+        "question": t.question,
+        "answer": t.answer,
+        "passages": [
+            {"index": p.index, "text": p.text, "id": p.id, "doc_id": p.doc_id} for p in t.passages
+        ],
+        "truncated": t.truncated,
+    }
+
+
+def _opt(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _trace_from_dict(d: Any) -> FindingTrace | None:
+    """The stored trace text, or None (absent: stored before it was kept, or drop_text)."""
+    if not isinstance(d, Mapping):
+        return None
+    return FindingTrace(
+        question=str(d.get("question") or ""),
+        answer=_opt(d.get("answer")),
+        passages=tuple(
+            FindingPassage(
+                index=int(p["index"]),
+                text=str(p["text"]),
+                id=_opt(p.get("id")),
+                doc_id=_opt(p.get("doc_id")),
+            )
+            for p in d.get("passages") or ()
+        ),
+        truncated=bool(d.get("truncated")),
+    )
 
 
 def finding_from_dict(d: Mapping[str, Any]) -> Finding:
@@ -85,6 +121,7 @@ def finding_from_dict(d: Mapping[str, Any]) -> Finding:
         reason=None if d.get("reason") is None else str(d["reason"]),
         metric_version=str(d["metric_version"]),
         slices={str(k): str(v) for k, v in dict(slices).items()},
+        trace=_trace_from_dict(d.get("trace")),
     )
 
 

@@ -19,7 +19,9 @@ from groundwatch.contract.record import EvaluationRecord
 __all__ = [
     "Finding",
     "FindingPage",
+    "FindingPassage",
     "FindingStore",
+    "FindingTrace",
     "IngestObservation",
     "Redactor",
     "ResultSink",
@@ -48,8 +50,35 @@ class IngestObservation:
 
 
 @dataclass(frozen=True)
+class FindingPassage:
+    """A retrieved passage of a finding's trace (``index``: its position in the trace)."""
+
+    index: int
+    text: str
+    id: str | None = None
+    doc_id: str | None = None
+
+
+@dataclass(frozen=True)
+class FindingTrace:
+    """What a draft eval case needs from a finding's trace: the question, the answer and the
+    retrieved passages, redacted like the finding's text and cut to ``findings.case_text_chars``
+    in all (``truncated`` says so). Never present in ``drop_text`` mode."""
+
+    question: str
+    answer: str | None = None
+    passages: tuple[FindingPassage, ...] = ()
+    truncated: bool = False
+
+    @property
+    def chars(self) -> int:
+        return len(self.question) + len(self.answer or "") + sum(len(p.text) for p in self.passages)
+
+
+@dataclass(frozen=True)
 class Finding:
-    """One contradicted claim kept for triage (text already redacted as configured)."""
+    """One contradicted claim kept for triage (text already redacted as configured); ``trace``
+    holds the trace text a draft eval case needs (``GET /v1/findings/cases``), when kept."""
 
     trace_id: str
     ts: float
@@ -62,6 +91,7 @@ class Finding:
     reason: str | None
     metric_version: str
     slices: dict[str, str] = field(default_factory=dict)
+    trace: FindingTrace | None = None
 
     @property
     def key(self) -> str:

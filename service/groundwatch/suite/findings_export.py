@@ -4,16 +4,22 @@ Usage::
 
     drafts = drafts_from_records(traces_by_id, records)   # groundwatch evaluate's input + output
     groundwatch findings export --traces T.jsonl --records R.jsonl -o drafts.jsonl
+    drafts = drafts_from_findings(store.page(limit=500).items)   # GET /v1/findings/cases
 
 Each trace with at least one contradicted claim gives one draft :class:`EvalCase`: the question,
 the retrieved passages as *candidate* evidence (a reviewer keeps the right ones), the answer and
 each contradicted claim with the sentence that contradicts it (in ``origin``), and
 ``needs_review: true`` so ``suite run`` skips it until a person has labelled it.
+
+From the finding store (:func:`drafts_from_findings`), the trace text is what the store kept
+(``Finding.trace``: redacted like the claim, cut to ``findings.case_text_chars``); without it
+(redaction mode ``drop_text``, or a finding stored before it was kept) a draft has the claim,
+its verdict's evidence, ids and slices only, and the question reads ``(question not recorded)``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from groundwatch.contract.case import (
     CaseOrigin,
@@ -23,8 +29,17 @@ from groundwatch.contract.case import (
 )
 from groundwatch.contract.record import EvaluationRecord
 from groundwatch.contract.trace import RagTrace
+from groundwatch.state.stores import Finding
 
-__all__ = ["draft_case", "drafts_from_records"]
+__all__ = [
+    "NO_QUESTION",
+    "draft_case",
+    "draft_from_findings",
+    "drafts_from_findings",
+    "drafts_from_records",
+]
+
+NO_QUESTION = "(question not recorded)"
 
 
 def draft_case(trace: RagTrace, record: EvaluationRecord) -> EvalCase:
@@ -44,7 +59,7 @@ def draft_case(trace: RagTrace, record: EvaluationRecord) -> EvalCase:
     ]
     return EvalCase(
         id=f"finding-{trace.trace_id}",
-        question=trace.question or "(question not recorded)",
+        question=trace.question or NO_QUESTION,
         answerable=True,
         evidence=evidence,
         slice=dict(trace.attributes),
@@ -73,3 +88,46 @@ def drafts_from_records(
             continue
         drafts.append(draft_case(trace, record))
     return drafts, missing
+
+
+def draft_from_findings(findings: Sequence[Finding]) -> EvalCase:
+    """One draft case from the findings of one trace (its contradicted claims)."""
+    first = findings[0]
+    claims = sorted(findings, key=lambda f: f.claim_index)
+    kept = next((f.trace for f in findings if f.trace is not None), None)
+    evidence = (
+        [
+            EvidenceQuote(
+                doc_id=p.doc_id or p.id or f"{first.trace_id}#passage{p.index}", quote=p.text
+            )
+            for p in kept.passages
+            if p.text.strip()
+        ]
+        if kept is not None
+        else []
+    )
+    return EvalCase(
+        id=f"finding-{first.trace_id}"[:256],
+        question=(kept.question if kept is not None else "") or NO_QUESTION,
+        answerable=True,
+        evidence=evidence,
+        slice=dict(first.slices),
+        needs_review=True,
+        origin=CaseOrigin(
+            trace_id=first.trace_id,
+            answer=kept.answer if kept is not None else None,
+            contradicted=[
+                ContradictedClaim(claim=f.claim, evidence=f.evidence, context_id=f.context_id)
+                for f in claims
+            ],
+            metric_version=first.metric_version,
+        ),
+    )
+
+
+def drafts_from_findings(findings: Iterable[Finding]) -> list[EvalCase]:
+    """One draft per trace, in the order its first finding comes (newest first from a store)."""
+    by_trace: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_trace.setdefault(f.trace_id, []).append(f)
+    return [draft_from_findings(group) for group in by_trace.values()]
