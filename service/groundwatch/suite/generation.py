@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 from groundwatch.contract.record import EvaluationRecord
@@ -57,7 +58,7 @@ class Probe:
     passage: str
     fact: str
 
-    @property
+    @cached_property
     def key(self) -> tuple[str, str, str]:
         """What the judge's verdict depends on: equal keys, equal records."""
         return (self.question, self.passage, self.fact)

@@ -63,19 +63,21 @@ class ProbeCache:
         return len(self._records)
 
     def get(self, version: str, key: tuple[str, str, str]) -> EvaluationRecord | None:
-        record = self._records.get((version, *key))
+        full = (version, *key)
+        record = self._records.get(full)
         if record is None:
             self.misses += 1
             return None
-        self._records.move_to_end((version, *key))
+        self._records.move_to_end(full)
         self.hits += 1
         return record
 
     def put(self, version: str, key: tuple[str, str, str], record: EvaluationRecord) -> None:
         if not self._max or record.status != "scored":
             return
-        self._records[(version, *key)] = record
-        self._records.move_to_end((version, *key))
+        full = (version, *key)
+        self._records[full] = record
+        self._records.move_to_end(full)
         while len(self._records) > self._max:
             self._records.popitem(last=False)
 
