@@ -17,8 +17,9 @@ them less than between runs), and prints the medians and the median of the per-r
 The first round includes embedding the nugget and reference texts (the model sees each once;
 the main traces' texts were embedded by the warm-up and the first ``evaluate`` round).
 CPU seconds (``time.process_time``, all threads) are printed beside wall time: on a shared
-machine they move less with the neighbours' load. ``--no-probe-cache`` judges every probe even when an earlier case checked the same fact
-against the same answer (``ProbeCache(0)``): the cost for a suite whose cases never repeat one.
+machine they move less with the neighbours' load. ``--no-probe-cache`` judges every probe
+even when an earlier case checked the same fact against the same answer (``ProbeCache(0)``; a batch's own repeats are still judged once): the
+cost for a suite whose cases never repeat one.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ def main() -> None:
         sus.append(su)
         ratios.append(ev / su)
         cpu_ratios.append((c2 - c1) / (c1 - c0))
-        judged = cache.misses if not args.no_probe_cache else probes
+        judged = cache.misses  # ProbeCache(0) too: a batch's repeats are judged once
         print(f"evaluate               {t1 - t0:.2f} s  {ev:.1f} traces/s  (cpu {c1 - c0:.2f} s)")
         print(
             f"suite run              {t2 - t1:.2f} s  {su:.1f} cases/s  (cpu {c2 - c1:.2f} s;"
