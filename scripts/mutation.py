@@ -63,7 +63,12 @@ TARGETS: dict[str, Target] = {
     ),
     "redaction": Target(
         "service/groundwatch/evaluation/redaction.py",
-        ("tests/test_redaction.py",),
+        (
+            "tests/test_redaction.py",
+            "tests/test_security_pass2.py",
+            "-k",
+            "'test_redaction or redact or ids_with_pii or reason_keeps or second_pass'",
+        ),
     ),
     "windows": Target(
         "service/groundwatch/state/windows.py",

@@ -266,3 +266,72 @@ def test_long_input_is_fast(mask: PiiRedactor) -> None:
     start = time.perf_counter()
     mask.redact_text(hostile)
     assert time.perf_counter() - start < 2.0
+
+
+# Mutation pass (docs/mutation.md): each test below kills sampled mutants of
+# evaluation/redaction.py that the redaction tests let through.
+
+
+def _one_claim(claim: str, evidence: str, reason: str) -> EvaluationRecord:
+    return EvaluationRecord(
+        trace_id="t-1",
+        evaluated_at=datetime(2024, 1, 1, tzinfo=UTC),
+        metric_version="fake/1",
+        status="scored",
+        faithfulness=0.5,
+        claims=[
+            ClaimResult(
+                text=claim,
+                verdict="contradicted",
+                score=0.8,
+                evidence=Evidence(context_index=0, context_id="p1", text=evidence),
+                reason=reason,
+            )
+        ],
+        contradicted_claims=1,
+    )
+
+
+def test_reason_fragments_are_masked_and_counted() -> None:
+    redactor = PiiRedactor(mode="mask")
+    record = _one_claim(
+        "Charged to card 4111 1111 1111 1111.",
+        "The card on file is 4242 4242 4242 4242.",
+        "number mismatch: 4111 vs 4242; digits 1111 differ",
+    )
+    reason = redactor.redact_record(record).claims[0].reason
+    assert reason == "number mismatch: [CARD] vs [CARD]; digits [CARD] differ"
+    assert redactor.counts()["card"] == 5  # the two numbers and the three fragments
+
+
+def test_two_character_fragments_are_masked_too() -> None:
+    redactor = PiiRedactor(mode="mask")
+    record = _one_claim("Write to jo@xy.io today.", "Write to al@xy.io today.", "to: jo vs al")
+    assert redactor.redact_record(record).claims[0].reason == "to: [EMAIL] vs [EMAIL]"
+
+
+def test_overlapping_matches_longest_first_then_pattern_order() -> None:
+    longest = PiiRedactor(mode="mask", patterns={"short": r"\d{4}", "long": r"\d{8}"})
+    assert longest.redact_text("id: 12345678 ok") == "id: [LONG] ok"
+    first = PiiRedactor(mode="mask", patterns={"zeta": r"\d{6}", "alpha": r"\d{6}"})
+    assert first.redact_text("id: 123456 ok") == "id: [ZETA] ok"
+
+
+def test_hash_mode_ids_are_keyed_digests() -> None:
+    value = "user=jane@example.com"
+    keyed = PiiRedactor(mode="hash", hash_key=b"k" * 32)
+    digest = keyed.redact_id(value)
+    assert digest.startswith("redacted:")
+    assert keyed.redact_id(value) == digest  # stable: dedup and joins keep working
+    assert PiiRedactor(mode="hash", hash_key=b"j" * 32).redact_id(value) != digest
+    assert PiiRedactor(mode="mask").redact_id(value) != digest
+
+
+def test_drop_text_mode_exports_a_zero_count_before_the_first_drop() -> None:
+    assert build_redactor(RedactionSettings(mode="drop_text")).counts()["dropped_text"] == 0
+
+
+def test_pattern_named_like_the_dropped_text_counter_fails_at_start() -> None:
+    with pytest.raises(RedactionConfigError, match="clashes"):
+        PiiRedactor(patterns={"dropped_text": r"\d{6}"})
+    assert PiiRedactor(patterns={"acct": r"\d{6}"}).kinds[0] == "acct"

@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from groundwatch.judges.claims import stem
-from groundwatch.judges.slots import compare_slots, parse_slots, polarity_negated
+from groundwatch.judges.slots import (
+    Quantity,
+    _bound_tokens,
+    _kinds_compatible,
+    _related,
+    _same_unit,
+    compare_slots,
+    parse_slots,
+    polarity_negated,
+)
 
 
 def _conflicts(claim: str, evidence: str) -> list[str]:
@@ -193,3 +202,113 @@ def test_superlative_is_no_bound() -> None:
         parse_slots("You may bring at least 2 bags."), parse_slots("You may bring at most 2 bags.")
     )
     assert any("comparative" in c for c in bound.conflicts)
+
+
+# Mutation pass (docs/mutation.md): each test below kills sampled mutants of judges/slots.py
+# that the tests above let through.
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value"),
+    [
+        ("It takes one day.", "time", 1.0),
+        ("It takes 2 hr.", "time", 2 / 24),
+        ("It took 2 yr.", "time", 730.5),
+        ("It is 3 km.", "length", 3000.0),
+        ("It holds 2 terabytes.", "data", 2e6),
+        ("It is 50 °F.", "fahrenheit", 50.0),
+        ("It weighs 3 oz.", "mass", 3 * 0.02835),
+    ],
+)
+def test_values_are_converted_to_the_base_unit_of_their_kind(
+    text: str, kind: str, value: float
+) -> None:
+    [q] = parse_slots(text).quantities
+    assert (q.kind, q.value) == (kind, pytest.approx(value, rel=1e-12))
+
+
+def test_a_three_percent_difference_in_length_is_a_mismatch() -> None:
+    # 2 % tolerance; only time gets 4 % (months are 28-31 days)
+    assert _conflicts("The trail is 10 km long.", "The trail is 10.3 km long.")
+
+
+def test_ranges_agree_only_when_they_coincide_and_a_point_inside_a_range_agrees() -> None:
+    assert _conflicts("Shipping takes 3-5 business days.", "Shipping takes 4 business days.") == []
+    assert _conflicts("Shipping takes 3-5 days.", "Shipping takes 3-5 days.") == []
+    assert _conflicts("Shipping takes 3-5 days.", "Shipping takes 3-9 days.")
+
+
+def test_matched_counts_each_agreeing_value_and_date() -> None:
+    assert (
+        compare_slots(parse_slots("The fee is $12."), parse_slots("The fee is $12.")).matched == 1
+    )
+    born = compare_slots(
+        parse_slots("He was born on March 2, 1975."), parse_slots("He was born 2 March 1975.")
+    )
+    assert born.matched == 2  # the date and its year
+
+
+def test_decades_and_year_ranges_are_years() -> None:
+    assert parse_slots("It was built in the 1990s.").years == set(range(1990, 2000))
+    ran = parse_slots("It ran 1990-95.")
+    assert ran.years == {1990, 1995}
+    assert ran.quantities == ()
+    backwards = parse_slots("It ran from 2010-05.")  # no range: 05 is not after 2010
+    assert 2005 not in backwards.years
+
+
+def test_values_after_an_ordinal_without_a_noun_are_read() -> None:
+    assert [q.text for q in parse_slots("She came 2nd, winning $500.").quantities] == [
+        "2nd",
+        "$500",
+    ]
+
+
+def test_quantity_context_reads_words_after_the_value() -> None:
+    [q] = parse_slots("The fee is 12 for members.").quantities
+    assert "member" in q.context
+
+
+def test_a_common_word_starting_the_sentence_is_not_part_of_a_name() -> None:
+    assert parse_slots("The Acme plan is cheap.").entities == ("Acme",)
+
+
+def test_up_to_is_a_bound() -> None:
+    assert "up" in _bound_tokens(["it", "costs", "up", "to", "ten"])
+    assert "up" not in _bound_tokens(["prices", "went", "up", "by", "ten"])
+
+
+def test_several_rivals_pick_the_one_about_the_same_thing() -> None:
+    assert _conflicts(
+        "The basic plan costs $10.", "The basic plan costs $12 and the pro plan costs $30."
+    ) == ["number mismatch: $10 vs $12"]
+
+
+def test_a_value_with_a_unit_is_not_matched_by_a_year() -> None:
+    check = compare_slots(parse_slots("It took 2000 days."), parse_slots("It opened in 2000."))
+    assert check.missing == ["2000 days"]
+
+
+def test_an_opposite_said_more_often_in_the_evidence_on_the_claims_side_is_no_clash() -> None:
+    claim = parse_slots("K2 is higher.")
+    evidence = parse_slots("It is higher here and higher there but lower, lower and lower.")
+    assert not any("comparative" in c for c in compare_slots(claim, evidence).conflicts)
+
+
+def _q(kind: str) -> Quantity:
+    return Quantity(10.0, 10.0, kind, "10", (10.0, 10.0))
+
+
+def test_unit_and_kind_compatibility() -> None:
+    assert _same_unit(_q("length"), _q("n:"))
+    assert _same_unit(_q("n:"), _q("length"))
+    assert not _same_unit(_q("length"), _q("percent"))
+    assert not _kinds_compatible(_q("length"), _q("mass"))
+    assert _kinds_compatible(_q("n:"), _q("length"))
+    assert not _kinds_compatible(_q("n:"), _q("percent"))
+
+
+def test_related_words_share_a_stem_prefix_either_way() -> None:
+    assert _related("approval", "approve")
+    assert _related("approve", "approval")
+    assert not _related("approve", "apply")
