@@ -121,6 +121,10 @@ def test_download_is_draft_cases_redacted_filtered_and_bounded_by_limit() -> Non
         assert bad.status_code == 422
         too_many = client.get("/v1/findings/cases?limit=1001", headers=_auth())
         assert too_many.status_code == 422
+        # documented in the OpenAPI description as a JSONL download
+        spec = client.get("/openapi.json").json()["paths"]["/v1/findings/cases"]["get"]
+        assert "application/x-ndjson" in spec["responses"]["200"]["content"]
+        assert {p["name"] for p in spec["parameters"]} >= {"limit", "since_min", "slice"}
         # the same auth as /v1/findings: a read token, not the metrics token
         assert client.get("/v1/findings/cases").status_code == 401
         assert client.get("/v1/findings/cases", headers=_auth(METRICS_TOKEN)).status_code == 403
