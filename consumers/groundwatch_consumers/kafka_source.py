@@ -256,6 +256,7 @@ class KafkaTraceConsumer:
             if batch:
                 self._handle(batch)
                 self._feed()
+            self._check_broker(consumer)
             self._update_lag(consumer)
             depth.set(self.queue.in_flight + sum(len(u.offsets) for u in self._pending))
             self._commit(consumer, force=False)
@@ -327,6 +328,26 @@ class KafkaTraceConsumer:
         elif self._gate.paused and self.queue.drained():
             self._gate.resume()
 
+    def _check_broker(self, consumer: Any) -> None:
+        """``broker`` failing (readiness false) while the group coordinator is unknown or its
+        connection is down. kafka-python's ``poll()`` retries a lost broker silently, so an idle
+        consumer, or one whose work is queued, would otherwise look ready while its broker is
+        away (measured: a SIGTERMed broker left ``ready()`` true). ``coordinator_unknown()`` is
+        kafka-python's own check (it drives re-discovery in ``poll()``); a client without it
+        leaves readiness to the other stages."""
+        coordinator = getattr(consumer, "_coordinator", None)
+        unknown = getattr(coordinator, "coordinator_unknown", None)
+        if unknown is None or not self._joined.is_set():
+            return
+        try:
+            lost = unknown() is True
+        except Exception:  # an internal of the client: never let it stop the loop
+            return
+        if lost:
+            self.health.fail("broker", KafkaUnavailableError("group coordinator unreachable"))
+        else:
+            self.health.recover("broker")
+
     def _update_lag(self, consumer: Any) -> None:
         highwaters: dict[TopicPartition, int | None] = {}
         for tp in self.tracker.partitions():
@@ -342,8 +363,13 @@ class KafkaTraceConsumer:
         offsets = self.tracker.committable()
         if not offsets:
             return True
+        if not force and "broker" in self.health.failing():
+            return False  # kept: committed once the coordinator is back
         try:
-            consumer.commit({tp: _oam(off) for tp, off in offsets.items()})
+            consumer.commit(
+                {tp: _oam(off) for tp, off in offsets.items()},
+                timeout_ms=self.options.commit_timeout_ms,
+            )
         except KafkaError as exc:
             log.warning("offset commit failed (will retry): %s", exc)
             self.health.fail("commit", exc)
@@ -357,20 +383,34 @@ class KafkaTraceConsumer:
     def _shutdown(self, consumer: Any) -> None:
         with self._lock:
             self._pending.clear()  # never queued: uncommitted, re-delivered later
-        drained = self.queue.wait_until(
+        # With the broker away no offset can be committed (nor a result published), so waiting
+        # for in-flight work buys nothing: it is left uncommitted and re-delivered, and the
+        # process exits now instead of after shutdown_timeout_s (measured: 30 s -> about 1 s).
+        self._check_broker(consumer)
+        broker_away = "broker" in self.health.failing()
+        drained = broker_away or self.queue.wait_until(
             lambda: self.queue.in_flight == 0 or self._fatal is not None,
             self.options.shutdown_timeout_s,
         )
-        if not drained:
+        if broker_away:
+            log.warning("shutdown: broker unreachable; in-flight work will be re-delivered")
+        elif not drained:
             log.warning("shutdown: evaluator did not drain in time; re-delivery will follow")
         self.workers.abort()
-        self.workers.join(self.options.shutdown_timeout_s)
-        self._commit(consumer, force=True)
+        # A worker may sit in a results flush that cannot finish without the broker; it is a
+        # daemon thread and its offsets are not committed, so it is not waited for.
+        self.workers.join(1.0 if broker_away else self.options.shutdown_timeout_s)
+        if not broker_away:
+            self._commit(consumer, force=True)
+        # Leaves the group; with the broker away the LeaveGroup cannot be sent (about 5 s).
+        close: dict[str, Any] = {"autocommit": False}
+        if broker_away:
+            close["timeout_ms"] = 500
         with contextlib.suppress(Exception):
-            consumer.close(autocommit=False)  # leaves the group
+            consumer.close(**close)
         if self._dlq is not None:
             with contextlib.suppress(Exception):
-                self._dlq.producer.close(timeout=5)
+                self._dlq.producer.close(timeout=0 if broker_away else 5)
 
     # -- rebalance (called by the Kafka client, possibly on its IO thread) ------------------
 
@@ -388,7 +428,9 @@ class KafkaTraceConsumer:
             self._pending = deque(u for u in self._pending if not u.cancelled)
 
         self.workers.cancel(revoked)
-        if commit:
+        # With the broker away (e.g. close() at shutdown) the commit cannot be sent: do not
+        # wait revoke_timeout_s for units to finish first.
+        if commit and "broker" not in self.health.failing():
             # Let units being evaluated for these partitions finish, then commit them.
             self.workers.wait_idle(revoked, self.options.revoke_timeout_s)
             offsets = self.tracker.committable(revoked)

@@ -10,12 +10,16 @@ Usage::
 A failure raises :class:`ResultSinkUnavailableError`, a retriable
 :class:`~groundwatch.state.stores.StoreUnavailableError`: the consumer backs off and does not commit.
 Re-delivery can publish a record twice; consumers of the topic dedupe on the key.
+``from_settings`` connects on the first write, not at start (kafka-python bootstraps in the
+producer's constructor and raises when no broker answers): a process started while the broker
+is away starts, reports not ready, and writes once the broker is back.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from kafka import KafkaProducer
@@ -24,9 +28,11 @@ from kafka.errors import KafkaError
 from groundwatch.contract.record import EvaluationRecord
 from groundwatch.settings import KafkaSettings
 from groundwatch.state.stores import StoreUnavailableError
-from groundwatch_consumers.config import client_config
+from groundwatch_consumers.config import any_reachable, client_config
 
 __all__ = ["KafkaResultSink", "ResultSinkUnavailableError", "build_producer"]
+
+log = logging.getLogger(__name__)
 
 
 class ResultSinkUnavailableError(StoreUnavailableError):
@@ -60,11 +66,17 @@ class KafkaResultSink:
         *,
         flush_timeout_s: float = 15.0,
         owns_producer: bool = True,
+        producer_factory: Callable[[], Any] | None = None,
     ) -> None:
+        """``producer``: a ready client, or None with ``producer_factory`` to build it on the
+        first write (retried on the next write when building fails)."""
+        if producer is None and producer_factory is None:
+            raise ValueError("a producer or a producer_factory is required")
         self.producer = producer
         self.topic = topic
         self.flush_timeout_s = flush_timeout_s
         self._owns = owns_producer
+        self._factory = producer_factory
         # flush() waits for *all* sends of the producer; one writer at a time keeps each
         # caller's durability claim about its own records.
         self._lock = threading.Lock()
@@ -73,14 +85,26 @@ class KafkaResultSink:
     def from_settings(cls, settings: KafkaSettings, **producer_overrides: Any) -> KafkaResultSink:
         if not settings.results_topic:
             raise ValueError("kafka.results_topic is not set")
-        producer = build_producer(settings, suffix="-results", **producer_overrides)
-        return cls(producer, settings.results_topic)
+        topic = settings.results_topic
+
+        def connect() -> KafkaProducer:
+            # Checked first: a client that fails to bootstrap leaves its IO thread behind.
+            if not any_reachable(client_config(settings)["bootstrap_servers"]):
+                raise ResultSinkUnavailableError(
+                    f"results topic {topic}: no bootstrap server reachable"
+                )
+            return build_producer(settings, suffix="-results", **producer_overrides)
+
+        return cls(None, topic, producer_factory=connect)
 
     def write(self, records: Sequence[EvaluationRecord]) -> None:
         if not records:
             return
         with self._lock:
             try:
+                if self.producer is None:
+                    assert self._factory is not None
+                    self.producer = self._factory()
                 futures = [
                     self.producer.send(
                         self.topic,
@@ -96,5 +120,15 @@ class KafkaResultSink:
                 raise ResultSinkUnavailableError(f"results topic {self.topic}: {exc}") from exc
 
     def close(self) -> None:
-        if self._owns:
-            self.producer.close(timeout=5)
+        """Best effort: with the broker away the producer cannot flush; nothing it held was
+        reported durable (no ``write`` returned for it), so its offsets were not committed."""
+        if self._owns and self.producer is not None:
+            # No broker to flush to: do not wait the flush timeout out.
+            bootstrap = getattr(self.producer, "config", {}).get("bootstrap_servers") or []
+            if isinstance(bootstrap, str):
+                bootstrap = bootstrap.split(",")
+            reachable = any_reachable(list(bootstrap), 1.0) if bootstrap else True
+            try:
+                self.producer.close(timeout=5 if reachable else 0)
+            except KafkaError as exc:
+                log.warning("results producer closed without flushing: %s", exc)

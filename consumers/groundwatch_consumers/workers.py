@@ -51,6 +51,10 @@ class ConsumerOptions:
     backoff_max_s: float = 5.0
     shutdown_timeout_s: float = 30.0
     revoke_timeout_s: float = 5.0
+    # A synchronous commit waits for the group coordinator; kafka-python's default bound is the
+    # consumer's request timeout (305 s), during which the loop would not poll, feed or notice
+    # the broker gone.
+    commit_timeout_ms: int = 5000
     handle_signals: bool = True
     consumer_overrides: dict[str, Any] = field(default_factory=dict)
     producer_overrides: dict[str, Any] = field(default_factory=dict)
