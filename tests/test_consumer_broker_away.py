@@ -135,3 +135,74 @@ def test_result_sink_starts_without_a_broker_and_connects_on_first_write() -> No
     assert info.value.retriable
     assert sink.producer is None  # no client (and no IO thread) left behind per attempt
     sink.close()
+
+
+class FetchHighwaterConsumer(FakeConsumer):
+    """High watermark as kafka-python reports it: from the last fetch of that partition, so a
+    paused partition's goes stale; ``end_offsets`` (ListOffsets) is always current."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fetched_high: dict[Any, int] = {}
+        self.end_offset_calls = 0
+        self.resumes = 0
+
+    def resume(self, *tps: Any) -> None:
+        self.resumes += 1
+        super().resume(*tps)
+
+    def poll(self, timeout_ms: int = 0) -> dict[Any, Any]:
+        out = super().poll(timeout_ms)
+        with self._lock:
+            for tp, recs in self.records.items():
+                if tp not in self.paused_tps:
+                    self.fetched_high[tp] = len(recs)
+        return out
+
+    def highwater(self, tp: Any) -> int | None:  # type: ignore[override]
+        return self.fetched_high.get(tp)
+
+    def end_offsets(self, tps: list[Any], timeout_ms: int | None = None) -> dict[Any, int]:
+        self.end_offset_calls += 1
+        with self._lock:
+            return {tp: len(self.records[tp]) for tp in tps}
+
+
+def test_lag_grows_with_arrivals_while_backpressure_pauses_the_partitions() -> None:
+    """Known gap before: paused partitions were not fetched, so their lag stayed where it was
+    when they were paused (a broker run: 300 -> 188 with 300 more produced)."""
+    from prometheus_client import CollectorRegistry
+
+    fake = FetchHighwaterConsumer()
+    _add(fake, 40, "a")
+    judge = FakeJudge(delay_s=3.0)  # one batch at a time: the queue cannot drain in the check
+    options = ConsumerOptions(
+        handle_signals=False,
+        poll_timeout_ms=10,
+        backoff_initial_s=0.02,
+        queue_capacity=4,
+        eval_batch=2,
+        lag_refresh_s=0.2,
+    )
+    consumer, thread, _, registry = _run_consumer(
+        fake, MemoryWindowStore(Settings()), judge=judge, options=options
+    )
+
+    def lag(reg: CollectorRegistry = registry) -> float:
+        return sum(
+            reg.get_sample_value("groundwatch_consumer_lag", {"topic": "t", "partition": p}) or 0.0
+            for p in ("0", "1")
+        )
+
+    try:
+        _wait(lambda: len(fake.paused_tps) == 2 and lag() > 0, 5)
+        resumes, before = fake.resumes, lag()
+        _add(fake, 200, "b")  # arrives while paused
+        _wait(lambda: lag() >= before + 200, 2)
+        assert fake.resumes == resumes, "resumed: the claim is about a partition kept paused"
+        assert fake.end_offset_calls > 0
+        judge.delay_s = 0.0
+        _wait(lambda: lag() == 0 and fake.position[TP0] + fake.position[TP1] == 240, 20)
+    finally:
+        consumer.stop()
+        thread.join(10)

@@ -127,6 +127,9 @@ class PartitionGate:
     def paused(self) -> bool:
         return bool(self._paused)
 
+    def paused_partitions(self) -> set[TopicPartition]:
+        return set(self._paused)
+
     def pause(self) -> None:
         assigned = set(self._consumer.assignment() or ())
         fresh = assigned - self._paused

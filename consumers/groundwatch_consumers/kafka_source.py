@@ -161,6 +161,8 @@ class KafkaTraceConsumer:
         self._running = False
         self._fatal: BaseException | None = None
         self._last_commit = 0.0
+        self._ends: dict[TopicPartition, int] = {}  # end offsets asked for while paused
+        self._last_ends = 0.0
 
     # -- public ---------------------------------------------------------------------------
 
@@ -349,11 +351,44 @@ class KafkaTraceConsumer:
             self.health.recover("broker")
 
     def _update_lag(self, consumer: Any) -> None:
+        self._refresh_paused_ends(consumer)
         highwaters: dict[TopicPartition, int | None] = {}
         for tp in self.tracker.partitions():
             with contextlib.suppress(KafkaError):
                 highwaters[tp] = consumer.highwater(tp)
+            end = self._ends.get(tp)
+            if end is not None:
+                high = highwaters.get(tp)
+                highwaters[tp] = end if high is None else max(high, end)
         self.lag.update(highwaters, self.tracker.positions())
+
+    def _refresh_paused_ends(self, consumer: Any) -> None:
+        """While backpressure pauses partitions no fetch brings their high watermark, so lag
+        would stay at its value when they were paused however much arrives. Every
+        ``lag_refresh_s`` their end offsets are asked for (ListOffsets, bounded) and the lag
+        uses the larger of the two. Some brokers under-report end offsets (Tansu: the last
+        batch's first offset + 1), never over-report, so the larger is still a lower bound."""
+        paused = self._gate.paused_partitions() if self._gate is not None else set()
+        if not paused:
+            self._ends.clear()
+            return
+        now = time.monotonic()
+        if now - self._last_ends < self.options.lag_refresh_s:
+            return
+        self._last_ends = now
+        if "broker" in self.health.failing():
+            return
+        ask = getattr(consumer, "end_offsets", None)
+        if ask is None:
+            return
+        try:
+            ends = ask(sorted(paused), timeout_ms=self.options.lag_refresh_timeout_ms)
+        except KafkaError as exc:
+            log.debug("end offsets for paused partitions: %s", exc)
+            return
+        for tp, end in (ends or {}).items():
+            if tp in paused and isinstance(end, int):
+                self._ends[tp] = max(end, self._ends.get(tp, 0))
 
     def _commit(self, consumer: Any, *, force: bool) -> bool:
         now = time.monotonic()
@@ -444,6 +479,8 @@ class KafkaTraceConsumer:
         self.tracker.revoke(revoked)
         if self._gate is not None:
             self._gate.forget(revoked)
+        for tp in revoked:
+            self._ends.pop(tp, None)
         self.lag.forget(revoked)
 
     def _on_fatal(self, exc: BaseException) -> None:

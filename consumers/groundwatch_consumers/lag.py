@@ -8,7 +8,9 @@ Usage::
 
 The high watermark comes with every fetch response, so lag costs no extra request. It is
 measured from the oldest offset not yet durable, so traces waiting in the evaluator queue count
-as lag (what an autoscaler on lag should see). ``end_offsets()`` is not used: some
+as lag (what an autoscaler on lag should see). ``end_offsets()`` is used only for partitions
+paused by backpressure (no fetch, so no fresh high watermark; see
+``KafkaTraceConsumer._refresh_paused_ends``), and then only as a lower bound: some
 Kafka-compatible brokers under-report it while producers batch.
 """
 

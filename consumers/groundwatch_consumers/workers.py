@@ -52,9 +52,13 @@ class ConsumerOptions:
     shutdown_timeout_s: float = 30.0
     revoke_timeout_s: float = 5.0
     # A synchronous commit waits for the group coordinator; kafka-python's default bound is the
-    # consumer's request timeout (305 s), during which the loop would not poll, feed or notice
+    # consumer's request timeout (30 s), during which the loop would not poll, feed or notice
     # the broker gone.
     commit_timeout_ms: int = 5000
+    # Paused partitions are not fetched, so their high watermark (from fetch responses) goes
+    # stale; their end offsets are asked for this often instead, each call bounded.
+    lag_refresh_s: float = 2.0
+    lag_refresh_timeout_ms: int = 1000
     handle_signals: bool = True
     consumer_overrides: dict[str, Any] = field(default_factory=dict)
     producer_overrides: dict[str, Any] = field(default_factory=dict)
