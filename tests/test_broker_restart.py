@@ -11,6 +11,7 @@ lag back to 0; a consumer restarted while the broker is down picks up from the c
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -71,7 +72,11 @@ class ConsumerProcess:
             cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=log.open("ab"), env={**os.environ}
         )
         self.log = log
-        wait_port(self.status_port, 30)
+        try:
+            wait_port(self.status_port, 30)
+        except Exception:
+            self.kill()
+            raise
 
     def ready(self) -> bool | None:
         """/readyz: True (200), False (503), None (not answering)."""
@@ -153,7 +158,18 @@ class RetryingProducer:
         return failed
 
     def close(self) -> None:
-        self.publisher.close(5)
+        with contextlib.suppress(Exception):  # best effort; never hides the test's own failure
+            self.publisher.close(5)
+
+
+def sample_ready(consumer: ConsumerProcess, seconds: float) -> list[bool | None]:
+    """/readyz every 0.1 s for ``seconds`` (None: the process did not answer)."""
+    out: list[bool | None] = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        out.append(consumer.ready())
+        time.sleep(0.1)
+    return out
 
 
 def test_broker_restarts_lose_nothing_count_nothing_twice_readiness_follows(
@@ -190,9 +206,8 @@ def test_broker_restarts_lose_nothing_count_nothing_twice_readiness_follows(
         with broker.down(signal.SIGTERM):
             producer.send(second, spread_s=0.01)
             wait_for(lambda: one.ready() is False, 20, "readiness false: broker SIGTERMed")
-            readiness.append(("sigterm", one.ready()))
             mark("down1_notready")
-            time.sleep(1.0)
+            readiness += [("broker SIGTERMed", r) for r in sample_ready(one, 1.0)]
         wait_for(lambda: one.ready() is True, 40, "readiness true after the SIGTERM restart")
         mark("up1_ready")
         at_second = counts(windows)[1]
@@ -213,9 +228,10 @@ def test_broker_restarts_lose_nothing_count_nothing_twice_readiness_follows(
             two = ConsumerProcess(settings, unique_name, rate, log)
             consumers.append(two)
             mark("two_started")
-            time.sleep(1.0)
-            readiness.append(("new consumer, broker down", two.ready()))
-            assert two.ready() is False, "a consumer with no broker said it was ready"
+            readiness += [("new consumer, broker down", r) for r in sample_ready(two, 1.5)]
+        assert all(r is False for _, r in readiness), (
+            f"ready while the broker was away: {readiness}"
+        )
         assert producer.finish() == 0, "the producer lost traces"
         mark("produced")
         wait_for(lambda: counts(windows) == (len(everything), len(want)), 60, "all scored")
@@ -249,4 +265,4 @@ def test_broker_restarts_lose_nothing_count_nothing_twice_readiness_follows(
         "redeliveries_ignored": dup_one + dup_two,
         "sigterm_exit_s_broker_down": round(exit_s, 1),
     }
-    print("\nbroker restart:", json.dumps(figures), readiness, phases)
+    print("\nbroker restart:", json.dumps(figures), f"{len(readiness)} readiness samples", phases)
