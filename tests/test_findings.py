@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 
 import pytest
 import redis
@@ -23,7 +24,7 @@ from groundwatch.state.findings import (
     finding_to_dict,
 )
 from groundwatch.state.redis_store import RedisClient, RedisFindingStore, redis_client
-from groundwatch.state.stores import Finding, StoreUnavailableError
+from groundwatch.state.stores import Finding, FindingPassage, FindingTrace, StoreUnavailableError
 from groundwatch.state.windows import MemoryWindowStore
 from tests.helpers_windows import FakeClock, obs, record
 from tests.infra import free_port
@@ -163,7 +164,15 @@ def test_cursor_round_trips_at_every_padding_length() -> None:
 
 def test_finding_dict_round_trip_keeps_present_and_absent_fields() -> None:
     # mutation pass: `context_index is None` -> `is not None` dropped the passage index
-    full = finding(7, 3.0)
+    full = replace(
+        finding(7, 3.0),
+        trace=FindingTrace(
+            question="q?",
+            answer="a.",
+            passages=(FindingPassage(0, "p0 text", id="p0", doc_id=None),),
+            truncated=True,
+        ),
+    )
     assert finding_from_dict(finding_to_dict(full)) == full
     bare = Finding(
         trace_id="t8",
@@ -200,6 +209,16 @@ def test_page_size_is_capped_at_1000(make_findings: Callable[[int], FStore]) -> 
     assert len(page.items) == 1000
     assert page.total == 1001
     assert page.next_cursor is not None
+
+
+def test_a_full_store_keeps_a_finding_newer_than_its_oldest(
+    make_findings: Callable[[int], FStore],
+) -> None:
+    # mutation pass: `entry < order[0]` -> `order[-1]` skipped anything not newer than the newest
+    store = make_findings(3)
+    store.add([finding(i, float(i)) for i in (1, 2, 4)])
+    assert store.add([finding(3, 3.0)]) == 1
+    assert [f.trace_id for f in store.page(limit=10).items] == ["t4", "t3", "t2"]
 
 
 def test_max_items_below_one_keeps_the_newest(make_findings: Callable[[int], FStore]) -> None:
