@@ -130,7 +130,7 @@ prepare_wheelhouse() {
   local stamp wh="$ROOT/wheelhouse"
   stamp="$(cat pyproject.toml constraints.txt | sha256sum | cut -c1-16)"
   if [ -f "$wh/.stamp" ] && [ "$(cat "$wh/.stamp")" = "$stamp" ]; then
-    log "wheelhouse up to date ($(ls "$wh"/*.whl | wc -l) wheels)"
+    log "wheelhouse up to date ($(find "$wh" -maxdepth 1 -name "*.whl" | wc -l) wheels)"
     return
   fi
   log "pip wheel into wheelhouse/ (host: $("$PY" -V 2>&1))"
