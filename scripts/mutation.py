@@ -226,7 +226,7 @@ def run(
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     cosmic = str(Path(python).with_name("cosmic-ray"))
     baseline_s = _copy_tree(target, tree, env, python)
-    timeout_s = max(30.0, 5 * baseline_s)
+    timeout_s = max(60.0, 5 * baseline_s)
     cfg.write_text(_config(target, python, timeout_s))
     strata: dict[str, tuple[int, int]] = {}
     if not (resume and session.exists()):
