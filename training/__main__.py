@@ -7,7 +7,8 @@ Stages (each a module of its own, runnable alone):
 2. ``training.train --resume``: 1,500 more steps over 24,000 reshuffled pairs of the same mix,
    one CPU thread (robust on a shared 2-core machine), learning rate 4e-5 decaying to 0;
 3. ``training.export``: int8 ONNX, temperature, sha256 (``--install`` copies it into the package);
-4. ``training.calibrate``: the judge's verdict model on held-out pairs (``--install`` too).
+4. ``training.calibrate``: the judge's verdict model on held-out pairs, contradicted precision
+   target 0.99 (``--install`` too).
 
 This is the recipe that produced the shipped weights (docs/verifier.md). On a CUDA machine the
 same command uses the GPU. Bitwise equality across thread counts and machines is not promised
@@ -44,7 +45,7 @@ def main() -> None:
     install = ["--install"] if args.install else []
     _run("training.export", *common, "--checkpoint", f"{args.out}/best.pt", "--out", args.out,
          *install)  # fmt: skip
-    _run("training.calibrate", *common, "--out", args.out, *install)
+    _run("training.calibrate", *common, "--out", args.out, "--precision", "0.99", *install)
 
 
 if __name__ == "__main__":

@@ -9,8 +9,10 @@ From a *supported* (premise, claim) pair, or from a premise sentence taken as th
 * **contradicted**: one edit that makes the claim disagree with the evidence: a number, a
   percentage, a year, a month, a negation flipped, an antonym / comparative / quantifier /
   modality swapped, a named entity replaced by another name;
-* **not found**: a claim about something else (another premise's claim), or the true claim with a
-  detail the premise does not state (a year, a place, a reason);
+* **not found**: a claim about something else (another premise's claim), the true claim with a
+  detail the premise does not state (a year, a place, a reason), or a sentence of the same
+  document shown beside its neighbours but without itself (related, same names, not stated:
+  the hard case that must not read as a contradiction);
 * **supported**: a premise sentence restated (verbatim, a clause of it, numbers written as words
   or digits, equivalent wordings such as "free of charge" = "at no cost", "at least N" = "N or
   more").
@@ -24,7 +26,8 @@ import random
 import re
 from collections.abc import Callable, Sequence
 
-from training.data import CONTRADICTED, NOT_FOUND, SUPPORTED, Pair
+from groundwatch.judges.claims import split_sentences
+from training.data import CONTRADICTED, NOT_FOUND, SUPPORTED, UNSUPPORTED, Pair
 
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w.]*\d)")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20[0-4]\d)\b")
@@ -307,13 +310,84 @@ def paraphrase(sentence: str, rng: random.Random) -> str:
     return out
 
 
+_TRAILING = re.compile(
+    r"(?:,\s+(?:which|who|where|while|and|but|as|after|before|when|including|with)\b[^,]*"
+    r"|\s+(?:in|on|at|during|with|for|from|after|before|since|by|near|through)\s+[^,]{3,40})"
+    r"[.!]?$"
+)
+
+
+def drop_detail(sentence: str) -> str | None:
+    """The sentence without its trailing clause or phrase (supported by deletion); None if unsafe.
+
+    Negated or hedged sentences are skipped: dropping "until 2010" from "did not ... until 2010"
+    changes what is claimed.
+    """
+    if _NEGATED.search(sentence) or re.search(r"\b(only|unless|until|except|if)\b", sentence):
+        return None
+    m = _TRAILING.search(sentence.rstrip())
+    if not m:
+        return None
+    head = sentence[: m.start()].rstrip(" ,;:")
+    if len(head.split()) < 5:
+        return None
+    return head + "."
+
+
+def sibling(premise: str, sentence: str) -> str | None:
+    """The premise without ``sentence`` (at least two sentences left); None when too short."""
+    rest = [s for s in split_sentences(premise) if s != sentence]
+    if len(rest) < 2 or len(rest) == len(split_sentences(premise)):
+        return None
+    return " ".join(rest)
+
+
+_LOWER_WORD = re.compile(r"\b[a-z]{4,}\b")
+
+
+def _shape(word: str) -> str:
+    """A crude word class by ending, so a swap keeps the sentence grammatical."""
+    for end in ("ing", "ed", "ly", "ss", "s"):
+        if word.endswith(end):
+            return end
+    return ""
+
+
+def swap_word(claim: str, premise: str, pool: Sequence[str], rng: random.Random) -> str | None:
+    """One common word the premise states (a noun, verb or adjective: "boy", "sitting") replaced
+    by a word from another document: the claim no longer follows (unsupported; a swap may
+    contradict or merely not be stated, so both labels are allowed)."""
+    from groundwatch.judges.claims import STOPWORDS
+
+    stated = [
+        m
+        for m in _LOWER_WORD.finditer(claim)
+        if m.group(0) not in STOPWORDS and m.group(0) in premise.lower()
+    ]
+    if not stated or not pool:
+        return None
+    m = rng.choice(stated)
+    shape = _shape(m.group(0))
+    alike = [w for w in pool if _shape(w) == shape] or list(pool)
+    for _ in range(5):
+        new = rng.choice(alike)
+        if new not in premise.lower() and new not in STOPWORDS and new != m.group(0):
+            return claim[: m.start()] + new + claim[m.end() :]
+    return None
+
+
 def synthesize(
     base: Sequence[Pair], sentences: Sequence[tuple[str, str, str]], rng: random.Random
 ) -> list[Pair]:
     """Synthetic pairs from supported ``base`` pairs and (premise, sentence, group) triples."""
     out: list[Pair] = []
     claims = [p.claim for p in base]
+    pool = sorted({w for c in claims[:5000] for w in _LOWER_WORD.findall(c)})
+    swap_rng = random.Random(f"swap-{len(base)}")  # own stream: the other sources stay as they were
     for p in base:
+        swapped = swap_word(p.claim, p.premise, pool, swap_rng)
+        if swapped:
+            out.append(Pair(p.premise, swapped, UNSUPPORTED, "syn_swap", p.group))
         edited = contradict(p.claim, p.premise, rng)
         if edited:
             out.append(Pair(p.premise, edited, frozenset({CONTRADICTED}), "syn_contra", p.group))
@@ -334,4 +408,10 @@ def synthesize(
         edited = contradict(sent, premise, rng)
         if edited:
             out.append(Pair(premise, edited, frozenset({CONTRADICTED}), "syn_contra_sent", group))
+        rest = sibling(premise, sent)
+        if rest:
+            out.append(Pair(rest, sent, frozenset({NOT_FOUND}), "syn_sibling", group))
+        shorter = drop_detail(sent)
+        if shorter:
+            out.append(Pair(premise, shorter, frozenset({SUPPORTED}), "syn_drop", group))
     return out
