@@ -158,14 +158,14 @@ def main(argv: list[str] | None = None) -> int:
                     for _ in range(max(1, round(args.kafka_rate))):
                         i += 1
                         value = json.dumps(make_trace(base, i, rng)).encode()
-                        if i % 20 == 0:
+                        if (kafka_sent + 1) % 20 == 0:  # 5 % of Kafka messages
                             value = value[: len(value) // 2]  # malformed: dead-lettered
                         producer.send("soak.traces", value)
                         kafka_sent += 1
                     if rng.random() < args.http_rate:
                         i += 1
                         body = make_trace(base, i, rng)
-                        if i % 10 == 0:
+                        if (http_sent + 1) % 10 == 0:  # 10 % of HTTP requests
                             body.pop("question")  # schema error: 4xx
                         req = urllib.request.Request(
                             f"http://127.0.0.1:{port}/v1/evaluate",
