@@ -218,6 +218,9 @@ def test_slow_judge_pauses_keeps_membership_bounded_and_drains(
             20,
             "partitions paused",
         )
+        # Paused partitions bring no high watermark: their lag comes from the end offsets asked
+        # for every lag_refresh_s (2 s), so it is exported within a few seconds, not at once.
+        wait_for(lambda: lag() > 0, 15, "lag exported while paused")
         first_lag = lag()
         # In chunks: Tansu's end offset is the last batch's first offset + 1 (an under-count
         # of up to one batch), so one big batch per partition would hide most arrivals.
