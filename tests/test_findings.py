@@ -14,7 +14,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from groundwatch.api.findings import findings_router
-from groundwatch.settings import FindingsSettings, RedisSettings, Settings, WindowSettings
+from groundwatch.settings import RedisSettings, Settings
 from groundwatch.state.findings import (
     InvalidCursorError,
     MemoryFindingStore,
@@ -26,6 +26,7 @@ from groundwatch.state.findings import (
 from groundwatch.state.redis_store import RedisClient, RedisFindingStore, redis_client
 from groundwatch.state.stores import Finding, FindingPassage, FindingTrace, StoreUnavailableError
 from groundwatch.state.windows import MemoryWindowStore
+from tests.builders import build_settings
 from tests.helpers_windows import FakeClock, obs, record
 from tests.infra import free_port
 
@@ -33,10 +34,10 @@ FStore = MemoryFindingStore | RedisFindingStore
 
 
 def _settings(prefix: str, max_items: int = 100) -> Settings:
-    return Settings(
-        findings=FindingsSettings(max_items=max_items),
-        redis=RedisSettings(key_prefix=prefix),
-        windows=WindowSettings(slice_keys=["tenant", "intent"], min_samples=2),
+    return build_settings(
+        findings={"max_items": max_items},
+        redis={"key_prefix": prefix},
+        windows={"slice_keys": ["tenant", "intent"], "min_samples": 2},
     )
 
 

@@ -28,6 +28,7 @@ import yaml
 
 from groundwatch.contract.trace import RagTrace
 from groundwatch.settings import Settings
+from tests.builders import build_settings
 from tests.helpers_windows import FakeJudge
 from tests.infra import _stop, free_port, wait_port
 
@@ -54,25 +55,21 @@ def _trace(i: int, prefix: str, ts: float, answer: str, top: float) -> RagTrace:
 
 
 def _settings(port: int) -> Settings:
-    return Settings.model_validate(
-        {
-            "state": "memory",
-            "api": {"host": "127.0.0.1", "port": port, "rate_limit_per_s": 0},
-            "redaction": {"mode": "off"},
-            "windows": {
-                "slice_keys": ["tenant"],
-                "top_n": 20,
-                "bucket_s": 1,
-                "rollup_s": 10,
-                "fine_retention_s": 600,
-                "retention_s": 3600,
-                "min_samples": 20,
-                "current_window_s": 30,
-                "reference_window_s": 120,
-                "export_windows_s": {"5m": 10, "1h": 30, "24h": 120},
-                "report_refresh_s": 0,
-            },
-        }
+    return build_settings(
+        api={"host": "127.0.0.1", "port": port, "rate_limit_per_s": 0},
+        windows={
+            "slice_keys": ["tenant"],
+            "top_n": 20,
+            "bucket_s": 1,
+            "rollup_s": 10,
+            "fine_retention_s": 600,
+            "retention_s": 3600,
+            "min_samples": 20,
+            "current_window_s": 30,
+            "reference_window_s": 120,
+            "export_windows_s": {"5m": 10, "1h": 30, "24h": 120},
+            "report_refresh_s": 0,
+        },
     )
 
 

@@ -17,6 +17,7 @@ from groundwatch.state.redis_store import RedisClient, RedisWindowStore, redis_c
 from groundwatch.state.slices import OTHER, SliceMapper
 from groundwatch.state.stores import StoreUnavailableError
 from groundwatch.state.windows import MemoryWindowStore
+from tests.builders import build_settings
 from tests.helpers_windows import FakeClock, obs, record
 from tests.infra import RedisClusterServers, RedisServer, free_port
 
@@ -29,16 +30,16 @@ MakeStore = Callable[[], Store]
 
 
 def _settings(prefix: str) -> Settings:
-    return Settings(
-        windows=WindowSettings(
-            bucket_s=60,
-            rollup_s=600,
-            fine_retention_s=3600,
-            retention_s=7200,
-            min_samples=3,
-            histogram_bins=10,
-        ),
-        redis=RedisSettings(key_prefix=prefix, dedup_ttl_s=3600),
+    return build_settings(
+        windows={
+            "bucket_s": 60,
+            "rollup_s": 600,
+            "fine_retention_s": 3600,
+            "retention_s": 7200,
+            "min_samples": 3,
+            "histogram_bins": 10,
+        },
+        redis={"key_prefix": prefix, "dedup_ttl_s": 3600},
     )
 
 
