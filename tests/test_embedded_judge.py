@@ -19,6 +19,7 @@ from groundwatch.judges.embedded import (
 )
 from groundwatch.judges.embedding import CachedEmbedder, Vectors, build_embedder
 from groundwatch.settings import EmbeddingSettings
+from tests.builders import build_rag_trace
 
 
 class CountingEmbedder:
@@ -53,8 +54,8 @@ def judge(embedder: CachedEmbedder) -> EmbeddedJudge:
 
 
 def _trace(question: str, contexts: Sequence[object], answer: str | None, **kw: object) -> RagTrace:
-    return RagTrace.model_validate(
-        {"trace_id": "t1", "question": question, "contexts": contexts, "answer": answer, **kw}
+    return build_rag_trace(
+        "t1", question=question, contexts=list(contexts), answer=answer, attributes={}, **kw
     )
 
 

@@ -17,6 +17,7 @@ from groundwatch.judges.base import JudgeError, TraceJudgement
 from groundwatch.judges.factory import build_judge
 from groundwatch.judges.nli import NliJudge, NliLabels, read_nli_labels
 from groundwatch.settings import JudgeSettings, Settings
+from tests.builders import build_rag_trace
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -115,7 +116,6 @@ def random_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _trace(trace_id: str = "t1", **kw: object) -> RagTrace:
     data: dict[str, object] = {
-        "trace_id": trace_id,
         "question": "How much does the pro plan cost?",
         "contexts": [
             {"text": "The pro plan costs 12 dollars per month. It includes SSO.", "id": "p1"},
@@ -124,7 +124,7 @@ def _trace(trace_id: str = "t1", **kw: object) -> RagTrace:
         "answer": "The pro plan costs 10 dollars per month. The pro plan includes SSO.",
     }
     data.update(kw)
-    return RagTrace.model_validate(data)
+    return build_rag_trace(trace_id, attributes={}, **data)
 
 
 def _sentences(text: str) -> list[str]:

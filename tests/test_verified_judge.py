@@ -20,6 +20,7 @@ from groundwatch.judges.verified import (
 from groundwatch.judges.verified import VerifiedJudge as EmbeddedJudge
 from groundwatch.judges.verifier import VERIFIER_SHA256, ClaimVerifier, shipped_verifier
 from groundwatch.settings import EmbeddingSettings
+from tests.builders import build_rag_trace
 
 
 class CountingEmbedder:
@@ -54,8 +55,8 @@ def judge(embedder: CachedEmbedder) -> EmbeddedJudge:
 
 
 def _trace(question: str, contexts: Sequence[object], answer: str | None, **kw: object) -> RagTrace:
-    return RagTrace.model_validate(
-        {"trace_id": "t1", "question": question, "contexts": contexts, "answer": answer, **kw}
+    return build_rag_trace(
+        "t1", question=question, contexts=list(contexts), answer=answer, attributes={}, **kw
     )
 
 
