@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from groundwatch.judges.claims import stem
@@ -312,3 +314,231 @@ def test_related_words_share_a_stem_prefix_either_way() -> None:
     assert _related("approval", "approve")
     assert _related("approve", "approval")
     assert not _related("approve", "apply")
+
+
+# --- Fractions written as words -------------------------------------------------------------
+
+
+def _values(text: str) -> list[tuple[float, str]]:
+    return [(round(q.value, 2), q.kind) for q in parse_slots(text).quantities]
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("Three-quarters of the staff work remotely.", 75.0, "percent"),
+        ("A third of respondents prefer tea.", 33.33, "percent"),
+        ("Two thirds of the budget goes to salaries.", 66.67, "percent"),
+        ("Half of the apartments have a balcony.", 50.0, "percent"),
+        ("Sales rose by one-fifth.", 20.0, "percent"),
+        ("The hike takes two and a half hours.", 2.5 / 24, "time"),
+        ("The trail is three quarters of a mile long.", 0.75 * 1609.34, "length"),
+        ("The recipe needs one and a half kilograms of flour.", 1.5, "mass"),
+        ("The festival lasts a week and a half.", 10.5, "time"),
+    ],
+)
+def test_fractions_written_as_words_are_read_as_their_value(
+    text: str, value: float, kind: str
+) -> None:
+    assert (round(value, 2), kind) in _values(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Three-quarters of the 12 seats went to the coalition.",
+        "Two-thirds of the 30 pupils passed.",
+        "One and a half million people visited.",
+    ],
+)
+def test_a_fraction_is_never_read_as_the_integer_of_its_first_word(text: str) -> None:
+    assert not any(q.value in (1.0, 2.0, 3.0) for q in parse_slots(text).quantities)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Revenue grew in the third quarter of the year.",
+        "The second half of the season was better.",
+        "Data is shared with a third party.",
+        "She reached the quarter-final.",
+        "Profits rose over the last two quarters.",
+    ],
+)
+def test_ordinals_and_periods_are_not_fractions(text: str) -> None:
+    assert not any(q.kind == "percent" for q in parse_slots(text).quantities)
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        (
+            "Three-quarters of the 12 seats went to the coalition.",
+            "The coalition won 9 of the 12 seats.",
+        ),
+        ("She won three-quarters of her matches.", "She won 12 of her 16 matches."),
+        ("A third of respondents prefer tea.", "33% of respondents prefer tea."),
+        ("Half of the 40 rooms face the sea.", "20 out of the 40 rooms face the sea."),
+        ("The hike takes two and a half hours.", "The hike takes 150 minutes."),
+    ],
+)
+def test_fractions_agree_with_equal_values(claim: str, evidence: str) -> None:
+    check = compare_slots(parse_slots(claim), parse_slots(evidence), evidence)
+    assert check.conflicts == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("Three-quarters of the staff work remotely.", "40% of the staff work remotely."),
+        ("A quarter of the players are left-handed.", "60% of the players are left-handed."),
+        ("The hike takes two and a half hours.", "The hike takes 4 hours."),
+    ],
+)
+def test_fractions_still_disagree_with_other_values(claim: str, evidence: str) -> None:
+    assert any("number mismatch" in c for c in _conflicts(claim, evidence))
+
+
+# --- Business days ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Refunds arrive within 4 business days.", "Appeals are answered in five working days."],
+)
+def test_business_and_working_days_are_their_own_unit(text: str) -> None:
+    assert [q.kind for q in parse_slots(text).quantities] == ["bday"]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("Refunds arrive within 4 business days.", "Refunds arrive within 4 days."),
+        ("Refunds arrive within 4 business days.", "Refunds arrive within 10 days."),
+        ("Appeals are answered in five working days.", "Appeals are answered in 5 calendar days."),
+        ("Appeals are answered in five working days.", "Appeals are answered within a week."),
+    ],
+)
+def test_business_days_neither_agree_nor_conflict_with_calendar_days(
+    claim: str, evidence: str
+) -> None:
+    check = compare_slots(parse_slots(claim), parse_slots(evidence), evidence)
+    assert check.conflicts == []
+    assert check.agreed == []
+
+
+def test_business_days_compare_with_working_days() -> None:
+    assert _conflicts("Shipping takes four working days.", "Shipping takes 4 business days.") == []
+    assert any(
+        "number mismatch" in c
+        for c in _conflicts("Appeals take 10 working days.", "Appeals take 3 business days.")
+    )
+
+
+# --- Scoped values: a rival value stated for another named thing ----------------------------
+
+
+def _passage_conflicts(claim: str, passage: str) -> list[str]:
+    """Conflicts of ``claim`` with each sentence of ``passage``, as the judge compares them."""
+    out: list[str] = []
+    context = parse_slots(passage)
+    for sentence in re.split(r"(?<=\.)\s+", passage):
+        check = compare_slots(parse_slots(claim), parse_slots(sentence), sentence, context)
+        out.extend(check.conflicts)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage"),
+    [
+        (
+            "The Basic plan allows 100 requests per minute.",
+            "Basic plan: 100 requests per minute. Premium plan: 1,000 requests per minute.",
+        ),
+        (
+            "A Standard room costs €120 per night.",
+            "Standard room: €120 per night. Deluxe Suite: €310 per night.",
+        ),
+        (
+            "The Orion model has a range of 450 km.",
+            "Range, Orion model: 450 km. Range, Vega model: 610 km.",
+        ),
+        ("The Orion model has a range of 450 km.", "The Vega model has a range of 610 km."),
+        (
+            "The Harbour ferry departs every 20 minutes.",
+            "The Island ferry departs every 45 minutes.",
+        ),
+    ],
+)
+def test_a_value_of_another_named_scope_is_no_rival(claim: str, passage: str) -> None:
+    assert _passage_conflicts(claim, passage) == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage"),
+    [
+        (
+            "The Basic plan allows 1,000 requests per minute.",
+            "Basic plan: 100 requests per minute. Premium plan: 1,000 requests per minute.",
+        ),
+        (
+            "A Standard room costs €310 per night.",
+            "Standard room: €120 per night. Deluxe Suite: €310 per night.",
+        ),
+        ("The Orion model has a range of 610 km.", "The Orion model has a range of 450 km."),
+    ],
+)
+def test_a_rival_value_of_the_claims_own_scope_still_conflicts(claim: str, passage: str) -> None:
+    assert any("number mismatch" in c for c in _passage_conflicts(claim, passage))
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage"),
+    [
+        (
+            "The Pro plan costs €29 per user when billed annually.",
+            "Pro: €24 per user, billed annually (€29 if billed monthly).",
+        ),
+        (
+            "The Atlas bike weighs 14 kg with the battery fitted.",
+            "Atlas bike: 19 kg with the battery fitted (14 kg once it is removed).",
+        ),
+    ],
+)
+def test_a_value_stated_only_as_an_aside_does_not_outvote_the_claims_own_value(
+    claim: str, passage: str
+) -> None:
+    # The aside is another case of the claim's own name; the main clause's value is the name's.
+    assert any("number mismatch" in c for c in _passage_conflicts(claim, passage))
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage"),
+    [
+        (
+            "The Pro plan costs €29 per user if billed monthly.",
+            "Pro: €24 per user, billed annually (€29 if billed monthly).",
+        ),
+        (
+            "The Atlas bike weighs 14 kg with the battery removed.",
+            "Atlas bike: 19 kg with the battery fitted (14 kg once it is removed).",
+        ),
+    ],
+)
+def test_a_claim_about_the_asides_case_agrees_with_the_aside(claim: str, passage: str) -> None:
+    assert _passage_conflicts(claim, passage) == []
+
+
+def test_a_converted_value_in_parentheses_still_agrees() -> None:
+    claim = "The Atlas bike weighs 50 lb."
+    assert _passage_conflicts(claim, "The Atlas bike weighs 23 kg (50 lb).") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [("It weighs 2 kilograms.", "mass"), ("The trail is 5.9 kilometres long.", "length")],
+)
+def test_a_spelled_out_unit_is_not_split_into_a_modifier_and_a_shorter_unit(
+    text: str, kind: str
+) -> None:
+    assert [q.kind for q in parse_slots(text).quantities] == [kind]

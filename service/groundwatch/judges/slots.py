@@ -46,7 +46,7 @@ _UNITS: dict[str, tuple[str, float]] = {
     "second": ("time", 1 / 86400), "minute": ("time", 1 / 1440), "min": ("time", 1 / 1440),
     "hour": ("time", 1 / 24), "hr": ("time", 1 / 24), "day": ("time", 1), "week": ("time", 7),
     "fortnight": ("time", 14), "month": ("time", 30.44), "year": ("time", 365.25),
-    "business day": ("bday", 1), "working day": ("bday", 1),
+    "business day": ("bday", 1), "working day": ("bday", 1), "weekday": ("bday", 1),
     "mm": ("length", 0.001), "cm": ("length", 0.01), "m": ("length", 1), "meter": ("length", 1),
     "metre": ("length", 1), "km": ("length", 1000), "kilometer": ("length", 1000),
     "kilometre": ("length", 1000), "mile": ("length", 1609.34), "mi": ("length", 1609.34),
@@ -111,7 +111,7 @@ _QUANTITY = re.compile(
     rf"(?:\s?(?:-|–|—|to|and)\s?(?:US\$|[$€£¥₹])?(?P<b>{_NUM}))?"
     rf"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn|k|m|b)\b)?"
     # "15 vacation days", "10 calendar days": one modifier word between value and unit.
-    rf"(?:\s(?!(?:{_NOT_MOD})\b)(?P<mod>[a-z]{{3,}})(?=[\s-]?(?:{_UNIT_ALT})(?:e?s)?(?![a-z])))?"
+    rf"(?:\s(?!(?:{_NOT_MOD})\b)(?P<mod>[a-z]{{3,}})(?![a-z])(?=[\s-]?(?:{_UNIT_ALT})(?:e?s)?(?![a-z])))?"
     rf"(?:[\s-]?(?P<unit>(?:{_UNIT_ALT})(?:e?s)?)(?![a-z]))?"
     rf"(?:\s(?P<cur2>dollars?|euros?|pounds sterling|yen|rupees?|usd|eur|gbp)\b)?"
     rf"(?:\s(?P<noun>[a-z][a-z\-]{{2,}}))?",
@@ -282,6 +282,13 @@ class Quantity:
     raw: tuple[float, float] = (0.0, 0.0)  # as written, before unit conversion
     #: Content words around the value in its clause: what the value is attached to.
     context: frozenset[str] = frozenset()
+    #: Read from other values ("9 of the 12 seats" is 75 %): it may agree, never be a rival,
+    #: and a claim's derived value is not checked (the values it comes from are).
+    derived: bool = False
+    #: Names earlier in its clause, or the label it follows ("Basic plan: 100"): whose value.
+    scope: frozenset[str] = frozenset()
+    #: Stated in parentheses ("€24 a month (€29 if billed monthly)"): an aside.
+    aside: bool = False
 
     def overlaps(self, other: Quantity) -> bool:
         lo, hi = self.value, self.high
@@ -407,6 +414,7 @@ def _parse_quantities(
             continue
         years.add(int(m.group("y")))
         masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
+    masked = _fractions_as_digits(masked)
     out: list[Quantity] = []
     for m in _ORDINAL.finditer(masked):
         word = m.group(1).lower()
@@ -434,7 +442,11 @@ def _parse_quantities(
                 scale_raw = ""
         scale = _SCALE.get(scale_raw, 1.0)
         cur = (m.group("cur") or m.group("cur2") or "").strip().lower().rstrip("s")
-        unit = _unit(unit_raw)
+        # "4 business days": the modifier makes another unit (business days are not calendar
+        # days); "15 vacation days" stays days.
+        unit = (m.group("mod") and unit_raw and _unit(f"{m.group('mod')} {unit_raw}")) or _unit(
+            unit_raw
+        )
         if cur:
             kind, factor = "cur:" + _CURRENCY.get(cur, cur), 1.0
         elif unit:
@@ -458,8 +470,132 @@ def _parse_quantities(
         context = _local_context(masked, m.start(), max(ends))
         if m.group("mod") and unit:
             context = context | frozenset(content_words(m.group("mod")))
-        out.append(Quantity(lo, hi, kind, text_q, (min(raw), max(raw)), context))
+        raw_span = (min(raw), max(raw))
+        scope = _scope(masked, m.start())
+        aside = masked.count("(", 0, m.start()) > masked.count(")", 0, m.start())
+        out.append(Quantity(lo, hi, kind, text_q, raw_span, context, scope=scope, aside=aside))
+    out.extend(_proportions(masked))
     return tuple(out), frozenset(years), tuple(dates)
+
+
+# Fractions written as words: "three-quarters", "a third", "two and a half hours", "half the
+# seats". Read as digits before the number pattern sees them (it would read "three-quarters" as
+# 3): a share ("three-quarters of the staff") as a percentage, a fraction of a unit or scale
+# ("three quarters of a mile", "one and a half million") as that amount.
+_DENOMINATORS = {"half": 2, "halve": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5,
+                 "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}  # fmt: skip
+_NUMERATORS = {"a": 1, "an": 1} | {
+    w: v for w, v in _SMALL.items() if isinstance(v, int) and 1 <= v <= 20 and w != "single"
+}
+_NUMERATOR_ALT = "|".join(sorted(_NUMERATORS, key=len, reverse=True))
+_FRACTION = re.compile(
+    rf"(?<![\w-])(?:(?P<whole>{_NUMERATOR_ALT}|\d+)\s+and\s+)?"
+    rf"(?:(?P<num>{_NUMERATOR_ALT})(?P<sep>[\s-]+))?"
+    r"(?P<den>halves|half|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|ninths?"
+    r"|tenths?)(?![\w])",
+    re.I,
+)
+# What may follow a fraction: a unit (after "of a", "a" or a hyphen), a scale, or "of".
+_FRACTION_UNIT = re.compile(
+    rf"(?:\s+of)?(?:\s+an?)?[\s-](?P<unit>(?:{_UNIT_ALT})(?:e?s)?)(?![a-z])", re.I
+)
+_FRACTION_SCALE = re.compile(r"(?:\s+an?)?\s+(?P<scale>thousand|million|billion|trillion)\b", re.I)
+# A share ends its phrase, or goes on with "of", a determiner, a verb or a preposition; "a
+# third party", "a quarter-final", "the second half", "the last two quarters" are no share.
+_SHARE_NEXT = re.compile(
+    r"\s*(?:$|[.,;:!?)]|(?:of|the|its|their|his|her|our|your|all|are|is|was|were|have|has|had|"
+    r"say|said|will|would|can|could|do|did|in|at|on|by|from|to|than|more|less|fewer|since|as|"
+    r"and|or)\b)",
+    re.I,
+)
+_PERIOD_BEFORE = frozenset({"the", "first", "second", "last", "past", "next", "previous", "final",
+                            "other", "latter", "former", "back", "each", "every", "this", "that",
+                            "these", "those", "opening", "closing"})  # fmt: skip
+_HEDGES = frozenset({"about", "around", "roughly", "approximately", "nearly", "almost", "over",
+                     "under", "some", "just", "barely", "only", "more than", "less than",
+                     "fewer than", "at least", "at most", "up to", "close to", "well over",
+                     "a little", "a bit", "little over", "bit over", "little under",
+                     "bit under", "than"})  # fmt: skip
+# "a week and a half", "two years and a half".
+_UNIT_AND_A_HALF = re.compile(
+    rf"(?<![\w-])(?P<n>{_NUMERATOR_ALT}|\d+)\s+(?P<unit>(?:{_UNIT_ALT})(?:e?s)?)\s+and\s+a\s+half\b",
+    re.I,
+)
+
+
+def _fractions_as_digits(text: str) -> str:
+    """``text`` with its fractions written as words replaced by digits (see ``_FRACTION``)."""
+    text = _UNIT_AND_A_HALF.sub(lambda m: f"{_count(m.group('n')) + 0.5:g} {m.group('unit')}", text)
+    pieces: list[str] = []
+    last = 0
+    for m in _FRACTION.finditer(text):
+        if m.start() < last:
+            continue  # inside the unit or scale a fraction before took
+        reading = _read_fraction(text, m)
+        if reading is None:
+            continue
+        value, end = reading
+        pieces.append(text[last : m.start()])
+        pieces.append(value)
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _count(word: str) -> float:
+    return float(_NUMERATORS.get(word.lower(), 0) or _to_number(word) or 0)
+
+
+def _read_fraction(text: str, m: re.Match[str]) -> tuple[str, int] | None:
+    """The digits a fraction match stands for and where they end, or None: no fraction."""
+    den_raw = m.group("den").lower()
+    den = _DENOMINATORS[den_raw.rstrip("s")] if den_raw != "halves" else 2
+    num_raw, whole_raw = (m.group("num") or "").lower(), (m.group("whole") or "").lower()
+    if not num_raw and den_raw != "half":
+        return None  # "third", "quarter" alone are ordinals or periods
+    if whole_raw and num_raw not in {"a", "an", "one"}:
+        return None
+    before = text[: m.start()].lower().split()
+    if before and before[-1] in _PERIOD_BEFORE:
+        return None  # "the second half", "the last two quarters"
+    if before and (before[-1] in _HEDGES or " ".join(before[-2:]) in _HEDGES):
+        return None  # "nearly half", "over a third", "more than half": no value to compare
+    parts = _NUMERATORS[num_raw] if num_raw else 1
+    if parts >= den:
+        return None  # "two halves", "four quarters": a count of parts
+    value = parts / den + (_count(whole_raw) if whole_raw else 0)
+    rest = text[m.end() :]
+    unit = _FRACTION_UNIT.match(rest)
+    if unit and _unit(unit.group("unit")):
+        return f"{value:g} {unit.group('unit')}", m.end() + unit.end()
+    scale = _FRACTION_SCALE.match(rest)
+    if scale:
+        return f"{value:g} {scale.group('scale')}", m.end() + scale.end()
+    if rest.startswith("-") or not _SHARE_NEXT.match(rest):
+        return None  # "half-price", "a third party"
+    if whole_raw:
+        return f"{value:g}", m.end()  # "two and a half" of something
+    return f"{value * 100:g} percent", m.end()
+
+
+# "9 of the 12 seats", "12 out of 16": a share, read as a percentage (derived: it agrees with a
+# claim's share, never rivals one).
+_RATIO = re.compile(
+    r"(?<![\w.,$€£¥₹])(?P<x>\d+)\s+(?:out\s+)?of\s+(?:(?:the|her|his|their|its|our|your|all)\s+)?"
+    r"(?P<y>\d+)(?![\d.,%])"
+)
+
+
+def _proportions(text: str) -> list[Quantity]:
+    out: list[Quantity] = []
+    for m in _RATIO.finditer(text):
+        x, y = int(m.group("x")), int(m.group("y"))
+        if not 0 < x <= y:
+            continue
+        share = 100.0 * x / y
+        context = _local_context(text, m.start(), m.end())
+        out.append(Quantity(share, share, "percent", m.group(0), (share, share), context, True))
+    return out
 
 
 _CLAUSE_BREAK = re.compile(r"[,;:()]|\s(?:and|but|or|while|whereas|during|after|before|with)\s")
@@ -472,6 +608,17 @@ def _local_context(text: str, start: int, end: int, span: int = 3) -> frozenset[
     left = [w for w in content_words(before) if not any(ch.isdigit() for ch in w)]
     right = [w for w in content_words(after) if not any(ch.isdigit() for ch in w)]
     return frozenset(left[-span:] + right[:span])
+
+
+def _scope(text: str, start: int) -> frozenset[str]:
+    """Whose value starts at ``start``: the names earlier in its clause ("The Vega model has a
+    range of"), or the label of a clause it opens ("Basic plan: 100 requests")."""
+    parts = _CLAUSE_BREAK.split(text[max(0, start - 80) : start])
+    before = parts[-1]
+    words = [w for ent in _entities(before) for w in content_words(ent)]
+    if len(parts) > 1 and not content_words(before) and text[:start].rstrip().endswith(":"):
+        words += content_words(parts[-2])
+    return frozenset(words)
 
 
 # Spelled-out amounts that the number pattern cannot read, as digits and a unit.
@@ -683,16 +830,64 @@ def _same_attribute(a: Quantity, b: Quantity) -> bool:
 def _rival(q: Quantity, claim: Slots, evidence: Slots, taken: set[int]) -> Quantity | None:
     """The evidence value stating the same attribute as ``q`` with another value, if any."""
     rivals = [
-        e for k, e in enumerate(evidence.quantities) if k not in taken and _same_attribute(q, e)
+        e
+        for k, e in enumerate(evidence.quantities)
+        if k not in taken and not e.derived and _same_attribute(q, e)
     ]
     if not rivals:
         return None
     peers = [c for c in claim.quantities if c is not q and _same_attribute(q, c)]
     if len(rivals) == 1 and not peers:
-        return rivals[0]
-    # Several candidates: only one about the same thing (shared neighbouring words) counts.
-    best = max(rivals, key=lambda e: len(e.context & q.context))
-    return best if best.context & q.context else None
+        best = rivals[0]
+    else:
+        # Several candidates: only one about the same thing (shared neighbouring words) counts.
+        best = max(rivals, key=lambda e: len(e.context & q.context))
+        if not best.context & q.context:
+            return None
+    # A value attached to another name than the claim's ("Premium plan: 1,000" for a claim
+    # about the Basic plan) is that name's value, not a rival.
+    names = {w for ent in claim.entities for w in content_words(ent)}
+    theirs = {w for ent in evidence.entities for w in content_words(ent)} - claim.words
+    where = best.context | best.scope
+    if names and where & theirs and not where & names:
+        return None
+    return best
+
+
+def _aside_words(evidence_text: str | None) -> frozenset[str]:
+    """Words only the parenthesised asides of ``evidence_text`` use: the case they are about
+    ("monthly" in "billed annually (€29 if billed monthly)")."""
+    if not evidence_text or "(" not in evidence_text:
+        return frozenset()
+    words = set(re.findall(r"[a-z]+", evidence_text.lower()))
+    main = set(re.findall(r"[a-z]+", _PARENS.sub(" ", evidence_text).lower()))
+    return frozenset(w for w in words - main if w not in STOPWORDS and len(w) > 2)
+
+
+def _aside_rival(
+    q: Quantity,
+    agreeing: list[Quantity],
+    claim: Slots,
+    evidence: Slots,
+    taken: set[int],
+    *,
+    aside_words: frozenset[str],
+) -> Quantity | None:
+    """The value the evidence states for the claim's own name when it states the claim's value
+    only in an aside about another case: "Pro: €24 per user, billed annually (€29 if billed
+    monthly)" for a claim that the Pro plan costs €29 billed annually. A claim that names the
+    aside's case ("if billed monthly") agrees with the aside."""
+    if not agreeing or not all(e.aside for e in agreeing):
+        return None
+    if not aside_words or aside_words & set(claim.tokens):
+        return None
+    names = {w for ent in claim.entities for w in content_words(ent)}
+    if not names or any((e.context | e.scope) & names for e in agreeing):
+        return None
+    rival = _rival(q, claim, evidence, taken)
+    if rival is None or rival.aside or not (rival.context | rival.scope) & names:
+        return None
+    return rival
 
 
 def _entity_present(entity: str, words: frozenset[str]) -> bool:
@@ -719,9 +914,16 @@ def compare_slots(
     taken = {
         k for k, e in enumerate(evidence.quantities) if any(_agree(q, e) for q in claim.quantities)
     }
+    aside_words = _aside_words(evidence_text)
     for q in claim.quantities:
+        if q.derived:
+            continue  # the values it is read from are checked
         same_kind = [e for e in evidence.quantities if _kinds_compatible(q, e)]
-        if any(_agree(q, e) for e in same_kind):
+        agreeing = [e for e in same_kind if _agree(q, e)]
+        aside_rival = _aside_rival(q, agreeing, claim, evidence, taken, aside_words=aside_words)
+        if aside_rival is not None:
+            check.conflicts.append(f"number mismatch: {q.text} vs {aside_rival.text}")
+        elif agreeing:
             check.matched += 1
             check.agreed.append(q.text)
         elif q.kind == "n:" and q.value in evidence.years:
