@@ -34,6 +34,7 @@ import statistics
 import time
 from pathlib import Path
 
+from benchmarks.workload import make_workload
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.factory import build_judge
@@ -60,23 +61,17 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--no-probe-cache", action="store_true")
     parser.add_argument(
+        "--workload",
+        action="store_true",
+        help="distinct cases from benchmarks/workload.py (every question, answer and fact new)",
+    )
+    parser.add_argument(
         "--cold",
         action="store_true",
         help="each path with a freshly loaded judge (empty embedding cache), as two CLI runs",
     )
     args = parser.parse_args()
-    toy = _toy()
-    base = [json.loads(line) for line in (EXAMPLE / "cases.jsonl").read_text().splitlines()]
-    config = json.loads((EXAMPLE / "baseline.json").read_text())
-    kb = toy.passages()  # type: ignore[attr-defined]
-    cases, traces = [], {}
-    for i in range(args.n):
-        obj = dict(base[i % len(base)], id=f"{base[i % len(base)]['id']}-{i}")
-        case = EvalCase.model_validate(obj)
-        cases.append(case)
-        traces[case.id] = RagTrace.model_validate(
-            {"trace_id": case.id, **toy.answer(case.question, config, kb)}  # type: ignore[attr-defined]
-        )
+    cases, traces = _workload(args.n) if args.workload else _example(args.n)
     judge = build_judge(Settings())
     judge.load()
     evaluator = Evaluator(judge)
@@ -120,6 +115,62 @@ def main() -> None:
             f"{statistics.median(sus):.1f} cases/s, ratio {statistics.median(ratios):.2f}x "
             f"(cpu time ratio {statistics.median(cpu_ratios):.2f}x)"
         )
+
+
+def _example(n: int) -> tuple[list[EvalCase], dict[str, RagTrace]]:
+    """The worked example's cases, repeated with new ids, answered by its toy assistant."""
+    toy = _toy()
+    base = [json.loads(line) for line in (EXAMPLE / "cases.jsonl").read_text().splitlines()]
+    config = json.loads((EXAMPLE / "baseline.json").read_text())
+    kb = toy.passages()  # type: ignore[attr-defined]
+    cases, traces = [], {}
+    for i in range(n):
+        obj = dict(base[i % len(base)], id=f"{base[i % len(base)]['id']}-{i}")
+        case = EvalCase.model_validate(obj)
+        cases.append(case)
+        traces[case.id] = RagTrace.model_validate(
+            {"trace_id": case.id, **toy.answer(case.question, config, kb)}  # type: ignore[attr-defined]
+        )
+    return cases, traces
+
+
+def _workload(n: int) -> tuple[list[EvalCase], dict[str, RagTrace]]:
+    """Distinct cases over the synthetic workload's 2,000-chunk knowledge base.
+
+    Each trace of ``make_workload`` (five passages with Zipf popularity, a 1-4 claim answer)
+    becomes a case: its gold passage is the retrieved chunk that states the fact asked about,
+    the reference answer states that fact and one more fact of the same chunk, and each of the
+    two is a nugget (the asked one vital): three distinct probes a case. No two cases share a question, so the probe cache and
+    the embedding cache help only where texts really recur (popular chunks)."""
+    wl = make_workload(n_traces=n, seed=7)
+    by_id = {c.id: c for c in wl.chunks}
+    cases, traces = [], {}
+    for trace in wl.traces:
+        gold, fact = next(
+            (by_id[ctx.id], f)
+            for ctx in trace.contexts
+            if ctx.id in by_id
+            for f in by_id[ctx.id].facts
+            if f.question == trace.question
+        )
+        other = next((f for f in gold.facts if f.question != trace.question), fact)
+        case = EvalCase.model_validate(
+            {
+                "id": trace.trace_id,
+                "question": trace.question,
+                "slice": {"domain": gold.domain},
+                "reference_answer": f"{fact.claim()} {other.claim()}",
+                "evidence": [{"doc_id": gold.id, "quote": fact.statement}],
+                "nuggets": [
+                    {"text": fact.claim(), "vital": True},
+                    {"text": other.claim(), "vital": False},
+                ],
+                "answerable": True,
+            }
+        )
+        cases.append(case)
+        traces[case.id] = trace
+    return cases, traces
 
 
 def _fresh_evaluator() -> Evaluator:

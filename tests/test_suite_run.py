@@ -120,6 +120,10 @@ class _Counting(Evaluator):
         self.seen.extend(traces)
         return super().evaluate_batch(traces)
 
+    def evaluate_claims_batch(self, traces: Sequence[RagTrace]) -> list[EvaluationRecord]:
+        self.seen.extend(traces)
+        return super().evaluate_claims_batch(traces)
+
 
 @pytest.mark.slow
 def test_probe_cache_judges_each_fact_once_and_changes_no_record() -> None:

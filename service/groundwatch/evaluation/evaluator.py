@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 
 from groundwatch.contract.record import ClaimResult, ContextResult, EvaluationRecord
 from groundwatch.contract.trace import RagTrace
-from groundwatch.judges.base import Judge, JudgeError, TraceJudgement
+from groundwatch.judges.base import ClaimsJudge, Judge, JudgeError, TraceJudgement
 from groundwatch.judges.claims import claim_as_written
 from groundwatch.observability.log_guard import trace_texts
 
@@ -157,11 +157,28 @@ class Evaluator:
         with trace_texts(traces):  # nothing logged meanwhile carries their text
             return self._evaluate_batch(traces)
 
-    def _evaluate_batch(self, traces: Sequence[RagTrace]) -> list[EvaluationRecord]:
+    def evaluate_claims_batch(self, traces: Sequence[RagTrace]) -> list[EvaluationRecord]:
+        """Records with the claims and their verdicts only (as ``evaluate_batch`` gives them);
+        no context relevance, answer relevance or refusal. Judges without a claims-only path
+        (:class:`~groundwatch.judges.base.ClaimsJudge`) score the whole trace."""
+        if not traces:
+            return []
+        with trace_texts(traces):
+            return self._evaluate_batch(traces, claims_only=True)
+
+    def _evaluate_batch(
+        self, traces: Sequence[RagTrace], *, claims_only: bool = False
+    ) -> list[EvaluationRecord]:
         version = self.judge.version
         start = time.perf_counter()
+        judge = self.judge
+        run = (
+            judge.judge_claims
+            if claims_only and isinstance(judge, ClaimsJudge)
+            else judge.judge_batch
+        )
         try:
-            results: list[TraceJudgement | JudgeError] = self.judge.judge_batch(traces)
+            results: list[TraceJudgement | JudgeError] = run(traces)
             if len(results) != len(traces):
                 raise JudgeError(
                     "judge_malformed_output", "judge returned a wrong number of results"

@@ -81,3 +81,14 @@ class Judge(Protocol):
     def judge_batch(self, traces: Sequence[RagTrace]) -> list[TraceJudgement | JudgeError]: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class ClaimsJudge(Protocol):
+    """A judge that can give the claim verdicts alone, skipping what only a monitored trace
+    needs (context relevance, answer relevance, refusal, context tokens). The offline suite's
+    probes (a nugget or reference answer checked against the assistant's answer) use it."""
+
+    def judge_claims(self, traces: Sequence[RagTrace]) -> list[TraceJudgement | JudgeError]:
+        """The same claims and verdicts ``judge_batch`` gives; the other fields empty."""
+        ...

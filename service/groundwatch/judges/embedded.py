@@ -143,15 +143,17 @@ class _Prepared:
     relevant: bool = False  # some passage is relevant to the question
 
 
-def _texts_to_embed(prep: _Prepared) -> list[str]:
-    """Every text of a trace the judge compares: all go into the batch's one embed call."""
+def _texts_to_embed(prep: _Prepared, claims_only: bool = False) -> list[str]:
+    """Every text of a trace the judge compares: all go into the batch's one embed call.
+    ``claims_only``: not the answer and its sentences (answer relevance and refusal only)."""
     trace = prep.trace
     out = [trace.question]
-    if trace.answer and trace.answer.strip():
+    if not claims_only and trace.answer and trace.answer.strip():
         out.append(trace.answer.strip())
     out.extend(s.text for s in prep.sentences)
     out.extend(prep.claims)
-    out.extend(prep.answer_sentences)
+    if not claims_only:
+        out.extend(prep.answer_sentences)
     out.extend(c for claims in prep.citation_claims for c in claims)
     return out
 
@@ -213,6 +215,15 @@ class EmbeddedJudge:
         self._closed = True
 
     def judge_batch(self, traces: Sequence[RagTrace]) -> list[TraceJudgement | JudgeError]:
+        return self._judge_traces(traces, claims_only=False)
+
+    def judge_claims(self, traces: Sequence[RagTrace]) -> list[TraceJudgement | JudgeError]:
+        """The claim verdicts ``judge_batch`` gives, without relevance, refusal or tokens."""
+        return self._judge_traces(traces, claims_only=True)
+
+    def _judge_traces(
+        self, traces: Sequence[RagTrace], *, claims_only: bool
+    ) -> list[TraceJudgement | JudgeError]:
         prepared: list[_Prepared | JudgeError] = []
         texts: dict[str, int] = {}
 
@@ -229,7 +240,7 @@ class EmbeddedJudge:
                 prepared.append(JudgeError("internal_error", f"prepare: {type(exc).__name__}"))
                 continue
             prepared.append(prep)
-            for text in _texts_to_embed(prep):
+            for text in _texts_to_embed(prep, claims_only):
                 want(text)
         try:
             matrix = self._embedder.embed(list(texts))
@@ -242,7 +253,8 @@ class EmbeddedJudge:
                 results.append(item)
                 continue
             try:
-                results.append(self._judge(item, matrix, texts, exemplars))
+                judge = self._judge_claims_only if claims_only else self._judge
+                results.append(judge(item, matrix, texts, exemplars))
             except Exception as exc:
                 results.append(JudgeError("internal_error", f"judge: {type(exc).__name__}"))
         return results
@@ -304,25 +316,50 @@ class EmbeddedJudge:
         )
 
     # ------------------------------------------------------------------ judging
-    def _judge(
+    def _claim_texts(
         self, prep: _Prepared, matrix: Vectors, rows: dict[str, int], exemplars: Vectors
-    ) -> TraceJudgement:
-        trace = prep.trace
-        sent_vecs = (
-            matrix[[rows[s.text] for s in prep.sentences]]
-            if prep.sentences
-            else np.zeros((0, matrix.shape[1]), dtype=np.float32)
-        )
-        q_vec = matrix[rows[trace.question]]
-        relevance = self._relevance(prep, q_vec, sent_vecs)
-        prep.relevant = any(r >= self.relevance_threshold for r in relevance)
+    ) -> list[str]:
         # A claim that reads like a refusal ("nothing about that in the knowledge base") is
         # not a fact about the world: drop it (the patterns already dropped the obvious ones).
-        texts = [
+        return [
             c
             for c in prep.claims
             if float((exemplars @ matrix[rows[c]]).max()) < self._refusals.threshold
         ]
+
+    @staticmethod
+    def _sentence_vectors(prep: _Prepared, matrix: Vectors, rows: dict[str, int]) -> Vectors:
+        if not prep.sentences:
+            return np.zeros((0, matrix.shape[1]), dtype=np.float32)
+        return matrix[[rows[s.text] for s in prep.sentences]]
+
+    def _judge_claims_only(
+        self, prep: _Prepared, matrix: Vectors, rows: dict[str, int], exemplars: Vectors
+    ) -> TraceJudgement:
+        sent_vecs = self._sentence_vectors(prep, matrix, rows)
+        # Relevance stays: a claim's verdict depends on whether any passage is relevant.
+        relevance = self._relevance(prep, matrix[rows[prep.trace.question]], sent_vecs)
+        prep.relevant = any(r >= self.relevance_threshold for r in relevance)
+        texts = self._claim_texts(prep, matrix, rows, exemplars)
+        claims, _ = self._claims_and_citations(texts, prep, matrix, rows, sent_vecs)
+        return TraceJudgement(
+            claims=claims,
+            context_relevance=[],
+            relevance_threshold=self.relevance_threshold,
+            answer_relevance=None,
+            refusal=False,
+            context_tokens=0,
+        )
+
+    def _judge(
+        self, prep: _Prepared, matrix: Vectors, rows: dict[str, int], exemplars: Vectors
+    ) -> TraceJudgement:
+        trace = prep.trace
+        sent_vecs = self._sentence_vectors(prep, matrix, rows)
+        q_vec = matrix[rows[trace.question]]
+        relevance = self._relevance(prep, q_vec, sent_vecs)
+        prep.relevant = any(r >= self.relevance_threshold for r in relevance)
+        texts = self._claim_texts(prep, matrix, rows, exemplars)
         claims, citation_supported = self._claims_and_citations(
             texts, prep, matrix, rows, sent_vecs
         )

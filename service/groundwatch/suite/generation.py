@@ -3,10 +3,11 @@
 Usage::
 
     probes = generation_probes(case, trace)             # facts to check against the answer
-    records = evaluator.evaluate_batch([p.trace for p in probes])   # one probe trace each
+    records = evaluator.evaluate_claims_batch([p.trace for p in probes])  # one probe each
     outcome = decide(case, trace, main, probes=probes, probe_records=records, context_hit=hit)
 
-The judge is used through its public interface only (``Evaluator.evaluate_batch``): a fact is
+The judge is used through its public interface only (``Evaluator.evaluate_claims_batch``, the
+claim verdicts ``evaluate_batch`` gives without what a probe does not use): a fact is
 checked by asking whether the *answer*, given to the judge as the only passage, supports it.
 
 - **Nugget**: the nugget is the "answer" and the assistant's answer the passage. Every claim of

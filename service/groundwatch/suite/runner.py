@@ -11,7 +11,9 @@ never abort the run. The judge sees each trace once (the reference-free record, 
 ``groundwatch evaluate`` computes it) plus short probe traces for the reference answer and the
 nuggets (:func:`groundwatch.suite.generation.generation_probes`): per batch of cases, one
 judge call for the traces (so the main records are bit for bit those of ``evaluate`` with the
-same batches) and one for all their probes. A probe's verdict depends only on its content
+same batches) and one claims-only call for all their probes
+(:meth:`~groundwatch.evaluation.evaluator.Evaluator.evaluate_claims_batch`: the same claim
+verdicts, without the answer relevance and refusal a probe does not use). A probe's verdict depends only on its content
 (question, answer, fact), so probes are deduplicated and their records kept in a bounded
 :class:`ProbeCache` for the run: a fact already checked against the same answer is not judged
 again (``benchmarks/suite_run.py`` reports how many were judged and how many came from it).
@@ -196,7 +198,7 @@ def run_suite(
                 else:
                     todo[key] = probe
         if todo:
-            fresh = evaluator.evaluate_batch([probe.trace for probe in todo.values()])
+            fresh = evaluator.evaluate_claims_batch([probe.trace for probe in todo.values()])
             for key, record in zip(todo, fresh, strict=True):
                 known[key] = record
                 cache.put(version, key, record)
