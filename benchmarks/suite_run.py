@@ -3,7 +3,13 @@
 Usage::
 
     nice -n 5 .venv/bin/python benchmarks/suite_run.py [--n 1000] [--batch-size 16] [--repeat 3]
-        [--no-probe-cache]
+        [--no-probe-cache] [--cold] [--workload]
+    PYTHONPATH=. .venv/bin/python benchmarks/suite_run.py --workload --cold --no-probe-cache --repeat 3
+
+``--workload``: 1,000 *distinct* cases (every question, answer, reference answer and nugget new)
+over the synthetic workload's 2,000-chunk knowledge base (``benchmarks/workload.py``, popular
+chunks recur as in production): what a real suite costs. Use it with ``--cold``; without it,
+``evaluate`` meets every text first and ``suite run`` finds them all in the embedding cache.
 
 Cases are the worked example's (examples/suite), repeated with new ids up to ``--n``; traces
 come from its toy assistant (baseline configuration). Both paths use the configured judge
