@@ -542,3 +542,49 @@ def test_a_spelled_out_unit_is_not_split_into_a_modifier_and_a_shorter_unit(
     text: str, kind: str
 ) -> None:
     assert [q.kind for q in parse_slots(text).quantities] == [kind]
+
+
+# ---------------------------------------------------------------- agreement is scoped too
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        (
+            "Economy passengers may check one bag of up to 32 kg.",
+            "Business class passengers may check two bags of up to 32 kg each.",
+        ),
+        (
+            "The Basic plan allows 1,000 requests per minute.",
+            "The Premium plan allows 1,000 requests per minute.",
+        ),
+        (
+            "Room 12 on the Garden floor sleeps 4 guests.",
+            "Each room on the Terrace floor sleeps 4 guests.",
+        ),
+    ],
+)
+def test_the_same_value_for_another_name_is_no_agreement(claim: str, evidence: str) -> None:
+    check = compare_slots(parse_slots(claim), parse_slots(evidence))
+    assert check.agreed == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        (
+            "Inflation fell to 2.4% in March from 2.6% in February.",
+            "Annual inflation in the euro area is expected to be 2.4% in March, down from 2.6%.",
+        ),
+        (
+            "The Premium plan allows 1,000 requests per minute.",
+            "Premium plan: 1,000 requests per minute, burst up to 1,500.",
+        ),
+        (
+            "Attendance rose to 12,400 visitors in 2023.",
+            "Museum attendance reached 12,400 visitors in 2023.",
+        ),
+    ],
+)
+def test_the_same_value_for_the_same_thing_agrees(claim: str, evidence: str) -> None:
+    check = compare_slots(parse_slots(claim), parse_slots(evidence))
+    assert check.agreed
+    assert check.conflicts == []

@@ -846,12 +846,34 @@ def _rival(q: Quantity, claim: Slots, evidence: Slots, taken: set[int]) -> Quant
             return None
     # A value attached to another name than the claim's ("Premium plan: 1,000" for a claim
     # about the Basic plan) is that name's value, not a rival.
-    names = {w for ent in claim.entities for w in content_words(ent)}
-    theirs = {w for ent in evidence.entities for w in content_words(ent)} - claim.words
-    where = best.context | best.scope
-    if names and where & theirs and not where & names:
+    if _other_names_value(best, claim, evidence):
         return None
     return best
+
+
+def _names(claim: Slots, evidence: Slots) -> set[str]:
+    """The words of the names the claim gives. A capitalised first word alone ("Inflation fell
+    ...") is a name only if the evidence does not use it as a common word (lower case)."""
+    out: set[str] = set()
+    evidence_names = {w for ent in evidence.entities for w in content_words(ent)}
+    for ent in claim.entities:
+        words = content_words(ent)
+        initial = " " not in ent and bool(claim.tokens) and claim.tokens[0] == ent.lower()
+        if initial and all(w in evidence.words and w not in evidence_names for w in words):
+            continue
+        out.update(words)
+    return out
+
+
+def _other_names_value(e: Quantity, claim: Slots, evidence: Slots) -> bool:
+    """``e`` is attached to another name than the ones the claim names ("Business class ...
+    32 kg" for a claim about economy): it neither rivals nor agrees with the claim's value."""
+    names = _names(claim, evidence)
+    if not names:
+        return False
+    theirs = {w for ent in evidence.entities for w in content_words(ent)} - claim.words
+    where = e.context | e.scope
+    return bool(where & theirs) and not where & names
 
 
 def _aside_words(evidence_text: str | None) -> frozenset[str]:
@@ -919,7 +941,11 @@ def compare_slots(
         if q.derived:
             continue  # the values it is read from are checked
         same_kind = [e for e in evidence.quantities if _kinds_compatible(q, e)]
-        agreeing = [e for e in same_kind if _agree(q, e)]
+        # The same value stated for another name ("Business class ... 32 kg" for a claim about
+        # economy) is not agreement, as it is no rival either.
+        agreeing = [
+            e for e in same_kind if _agree(q, e) and not _other_names_value(e, claim, evidence)
+        ]
         aside_rival = _aside_rival(q, agreeing, claim, evidence, taken, aside_words=aside_words)
         if aside_rival is not None:
             check.conflicts.append(f"number mismatch: {q.text} vs {aside_rival.text}")
