@@ -118,11 +118,11 @@ def test_dev_pairs_from_other_domains(pairs: ModuleType, name: str, metric: str,
 
 
 # Measured for the shipped model (see docs/verifier.md); bars a little below.
-HELDOUT2_CLAIM_ACCURACY = 0.42  # measured 0.457 (rules judge r4: 0.255)
+HELDOUT2_CLAIM_ACCURACY = 0.48  # measured 0.521 (rules judge r5: 0.298)
 HELDOUT2_FALSE_CONTRADICTIONS = 0
-PARAPHRASE_SUPPORTED_SHARE = 0.75  # measured 0.796 (r4: 0.467, and 9 contradicted)
+PARAPHRASE_SUPPORTED_SHARE = 0.75  # measured 0.810 (r5: 0.489, and 8 contradicted)
 REFUSAL_BALANCED_ACCURACY = 0.80  # measured 0.850 (shared refusal detector)
 REFUSAL_RECALL = 0.88  # measured 0.923
 SICK_3WAY = 0.42  # measured 0.463 on the 300-pair sample (r4: 0.787)
-CLIMATE_AUROC = 0.54  # measured 0.587 (r4: 0.540)
-SUMMEDITS_BALANCED = 0.57  # measured 0.620 (r4: 0.509)
+CLIMATE_AUROC = 0.54  # measured 0.586 (r4: 0.540)
+SUMMEDITS_BALANCED = 0.60  # measured 0.649 (r4: 0.509)

@@ -237,7 +237,7 @@ def main() -> None:
         )
         figures["cases_threshold"] = t_cases
     out = {
-        "version": "c2",
+        "version": "c3",
         "features": list(FEATURES),
         "weights": np.round(w, 5).tolist(),
         "bias": np.round(b, 5).tolist(),

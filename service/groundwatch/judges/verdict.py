@@ -9,7 +9,8 @@ Usage::
 
 The features are the verifier's probabilities (best evidence window), the claim's weighted word
 coverage and cosine against its best-aligned sentence, and the code-checked value slots (a
-number, date or year that disagrees, or agrees, in a sentence clearly about the same thing).
+number, date or year that disagrees, or agrees, in a sentence clearly about the same thing, and
+whether a disagreeing value came with no agreeing one).
 A multinomial logistic model over them is fitted on held-out labelled pairs
 (``training/calibrate.py``, never on ``dev/``), and the thresholds are chosen there: first the
 *contradicted* threshold, for precision, then the supported one. Hand-set weights do not appear
@@ -40,6 +41,7 @@ FEATURES = (
     "cosine",
     "value_conflict",
     "value_agreed",
+    "value_conflict_alone",
 )
 
 
@@ -71,6 +73,9 @@ class ClaimFeatures:
                 self.cosine,
                 float(self.value_conflict),
                 float(self.value_agreed),
+                # A value that disagrees with no value of the claim agreeing: the clearest
+                # slot signal (a conflict beside an agreeing value is often another scope).
+                float(self.value_conflict and not self.value_agreed),
             ]
         )
 
