@@ -6,6 +6,7 @@ Usage::
     .venv/bin/python -m benchmarks.evaluator --compare            # + int8 / fp32 ONNX / torch
     .venv/bin/python -m benchmarks.evaluator --profile            # + profile of the warm pass
     .venv/bin/python -m benchmarks.evaluator --judge embedder     # embedder only (no judge)
+    .venv/bin/python -m benchmarks.evaluator --judge verifier     # the trained verifier judge
 
 What it measures (one process, one run; the machine may be shared, so every figure is given
 as wall time *and* process CPU time, and ratios are taken within the run):
@@ -421,6 +422,10 @@ def _prewarm(evaluator: Evaluator, traces: Sequence[RagTrace]) -> None:
 
 
 def _build_judge(kind: str, cache: CachedEmbedder) -> Judge:
+    if kind == "verifier":
+        from groundwatch.judges.verified import VerifiedJudge
+
+        return VerifiedJudge(cache)  # the trained claim verifier (loaded in judge.load())
     if kind in ("auto", "embedded"):
         try:
             from groundwatch.judges.embedded import EmbeddedJudge
@@ -445,7 +450,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--batch-size", type=int, default=None)
     ap.add_argument("--token-budget", type=int, default=None)
     ap.add_argument("--spin-wait", action="store_true")
-    ap.add_argument("--judge", choices=["auto", "embedded", "embedder"], default="auto")
+    ap.add_argument("--judge", choices=["auto", "embedded", "verifier", "embedder"], default="auto")
     ap.add_argument("--compare", action="store_true", help="int8 vs fp32 ONNX vs torch")
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds for --compare")
     ap.add_argument("--profile", action="store_true", help="profile a warm pass")
