@@ -4,7 +4,7 @@ Usage::
 
     nice -n 5 .venv/bin/python benchmarks/suite_run.py [--n 1000] [--batch-size 16] [--repeat 3]
         [--no-probe-cache] [--cold] [--workload]
-    PYTHONPATH=. .venv/bin/python benchmarks/suite_run.py --workload --cold --no-probe-cache --repeat 3
+    .venv/bin/python benchmarks/suite_run.py --workload --cold --no-probe-cache --repeat 3
 
 ``--workload``: 1,000 *distinct* cases (every question, answer, reference answer and nugget new)
 over the synthetic workload's 2,000-chunk knowledge base (``benchmarks/workload.py``, popular
@@ -37,10 +37,10 @@ import argparse
 import importlib.util
 import json
 import statistics
+import sys
 import time
 from pathlib import Path
 
-from benchmarks.workload import make_workload
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.factory import build_judge
@@ -148,6 +148,9 @@ def _workload(n: int) -> tuple[list[EvalCase], dict[str, RagTrace]]:
     the reference answer states that fact and one more fact of the same chunk, and each of the
     two is a nugget (the asked one vital): three distinct probes a case. No two cases share a question, so the probe cache and
     the embedding cache help only where texts really recur (popular chunks)."""
+    sys.path.insert(0, str(EXAMPLE.parent.parent))  # the repository root: run as a script too
+    from benchmarks.workload import make_workload
+
     wl = make_workload(n_traces=n, seed=7)
     by_id = {c.id: c for c in wl.chunks}
     cases, traces = [], {}
