@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +17,13 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 
-from groundwatch.api.findings import findings_router
+from groundwatch.api.findings import CASES_FILENAME, findings_router
+from groundwatch.contract.case import EvalCase
 from groundwatch.settings import Settings, WindowSettings
 from groundwatch.state.findings import MemoryFindingStore
 from groundwatch.state.stores import Finding
 from groundwatch.state.windows import MemoryWindowStore
+from groundwatch.suite.cases import load_cases
 from tests.helpers_windows import obs, record
 from tests.infra import free_port, wait_port
 
@@ -175,3 +179,179 @@ def test_with_a_token_the_page_asks_for_it_and_the_script_fetches_findings(
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+TOKEN = "page-token-0123456789abcdef"
+
+
+@contextmanager
+def _token_app(findings: list[Finding]) -> Iterator[str]:
+    """The real app with a read token configured and ``findings`` stored; yields the page URL."""
+    from groundwatch.api.app import create_app
+    from groundwatch.runtime import Runtime
+    from tests.fakes import FakeJudge
+
+    settings = Settings.model_validate(
+        {
+            "state": "memory",
+            "redaction": {"mode": "off"},
+            "api": {"tokens": [TOKEN], "rate_limit_per_s": 0},
+            "windows": {"slice_keys": ["tenant"]},
+        }
+    )
+    runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
+    runtime.findings.add(findings)
+    port = free_port()
+    app = create_app(settings, runtime=runtime)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        wait_port(port)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def _read_cases(path: Path) -> list[EvalCase]:
+    lines = path.read_text("utf-8").splitlines()
+    cases = [EvalCase.model_validate(json.loads(line)) for line in lines]
+    loaded, errors = load_cases(path)  # what `suite run` reads
+    assert errors == []
+    assert [c.id for c in loaded] == [c.id for c in cases]
+    return cases
+
+
+def test_with_a_token_the_download_link_fetches_filtered_cases_with_the_token(
+    tmp_path: Path,
+) -> None:
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium not installed")
+    from playwright.sync_api import expect, sync_playwright
+
+    now = time.time()
+    with _token_app([_finding(i, now) for i in range(4)]) as url, sync_playwright() as pw:
+        browser = _launch(pw)
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            # CSP violations and script errors show as console errors; failed requests are
+            # checked by URL below (the browser's own /favicon.ico 404 is not the page's)
+            page.on(
+                "console",
+                lambda msg: (
+                    errors.append(msg.text)
+                    if msg.type == "error" and not msg.text.startswith("Failed to load resource")
+                    else None
+                ),
+            )
+            page.on(
+                "response",
+                lambda r: (
+                    errors.append(f"{r.status} {r.url}")
+                    if r.status >= 400 and not r.url.endswith("/favicon.ico")
+                    else None
+                ),
+            )
+            page.goto(url)
+            assert page.locator("#download-cases").count() == 0  # no findings without a token
+            page.fill("#token", TOKEN)
+            page.click("#apply")
+            expect(page.locator("#findings tbody tr.finding")).to_have_count(4)
+            # filter to one tenant with the page's own form: the page reloads with
+            # ?slice=tenant:acme and the script fetches <main> again with the token
+            page.fill("input[name=slice]", "tenant:acme")
+            page.click("#filters button[type=submit]")
+            expect(page.locator("#findings tbody tr.finding")).to_have_count(2)
+            link = page.locator("#download-cases")
+            expect(link).to_be_visible()
+            expect(link).to_have_text("Download as eval cases (JSONL)")
+            assert link.get_attribute("href") == "v1/findings/cases?slice=tenant%3Aacme"
+            with page.expect_download(timeout=15_000) as info:
+                link.click()
+            download = info.value
+            assert download.suggested_filename == CASES_FILENAME
+            saved = tmp_path / download.suggested_filename
+            download.save_as(saved)
+            expect(page.locator("#status")).to_have_text(f"downloaded {CASES_FILENAME}")
+            assert page.locator("#status").get_attribute("class") != "error"
+            assert errors == []
+        finally:
+            browser.close()
+    cases = _read_cases(saved)
+    # newest first, one draft per trace, only tenant acme (trace-0 and trace-2 are beta)
+    assert [c.id for c in cases] == ["finding-trace-1", "finding-trace-3"]
+    for case in cases:
+        assert case.needs_review is True
+        assert case.slice == {"tenant": "acme"}
+        assert case.origin is not None
+        assert case.origin.contradicted[0].evidence == "The contract renews on 1 May 2019."
+
+
+def test_the_download_link_shows_a_missing_or_wrong_token_in_status() -> None:
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium not installed")
+    from playwright.sync_api import expect, sync_playwright
+
+    with _token_app([_finding(0, time.time())]) as url, sync_playwright() as pw:
+        browser = _launch(pw)
+        try:
+            page = browser.new_page()
+            downloads: list[Any] = []
+            # playwright cannot take a builtin method (list.append) as a handler
+            page.on("download", lambda d: downloads.append(d))  # noqa: PLW0108
+            page.goto(url)
+            page.fill("#token", TOKEN)
+            page.click("#apply")
+            expect(page.locator("#findings tbody tr.finding")).to_have_count(1)
+            status = page.locator("#status")
+            expect(status).to_contain_text("updated")
+            # the token is gone (another tab, cleared storage): 401
+            page.evaluate("sessionStorage.removeItem('gw-token')")
+            page.click("#download-cases")
+            expect(status).to_have_text("download: HTTP 401 (token?)")
+            assert status.get_attribute("class") == "error"
+            # a wrong token: the refresh fails (page/main answers 401 for any bad token) and
+            # keeps the findings shown; the download is refused with 403
+            page.fill("#token", "not-the-token-0123456789")
+            page.click("#apply")
+            expect(status).to_have_text("page/main: HTTP 401 (token?)")
+            page.click("#download-cases")
+            expect(status).to_have_text("download: HTTP 403")
+            assert page.url == url  # the script handled the click: no navigation
+            assert downloads == []
+        finally:
+            browser.close()
+
+
+def test_without_a_token_the_download_link_carries_the_page_filters(
+    page_url: str, tmp_path: Path
+) -> None:
+    url = page_url + "?slice=tenant:beta&since_min=60"
+    with urllib.request.urlopen(url, timeout=30) as resp:
+        html = resp.read().decode()
+    assert (
+        "<a id='download-cases' href='v1/findings/cases?slice=tenant%3Abeta&amp;since_min=60'>"
+        in html
+    )
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium not installed")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = _launch(pw)
+        try:
+            page = browser.new_page()
+            page.goto(url)
+            with page.expect_download(timeout=15_000) as info:
+                page.click("#download-cases")
+            saved = tmp_path / "cases.jsonl"
+            info.value.save_as(saved)
+        finally:
+            browser.close()
+    cases = _read_cases(saved)
+    assert len(cases) == 30  # the 30 beta findings of the fixture, one trace each
+    assert {c.slice["tenant"] for c in cases} == {"beta"}
+    assert all(c.needs_review for c in cases)

@@ -23,6 +23,8 @@ from urllib.parse import urlencode
 __all__ = ["PageFilters", "highlight_disagreement", "render_main", "trend_svg"]
 
 _TOKEN = re.compile(r"\$?\d+(?:[.,]\d+)*%?|\w+", re.UNICODE)
+_CASES_PATH = "v1/findings/cases"  # relative, like the script's page/main
+_MAX_SINCE_MIN = 525_600  # GET /v1/findings/cases accepts since_min up to a year
 
 
 @dataclass(frozen=True)
@@ -33,9 +35,11 @@ class PageFilters:
     since_min: int | None = None
 
     def query(self) -> str:
+        """The filters as the query of ``GET /v1/findings/cases`` (``slice=key:value``,
+        repeatable; ``since_min`` when set, at most the endpoint's year)."""
         items = [("slice", f"{k}:{v}") for k, v in self.slices.items()]
         if self.since_min:
-            items.append(("since_min", str(self.since_min)))
+            items.append(("since_min", str(min(self.since_min, _MAX_SINCE_MIN))))
         return urlencode(items)
 
 
@@ -69,7 +73,18 @@ def _fmt(value: Any, digits: int = 3) -> str:
     return "—" if value is None else f"{float(value):.{digits}f}"
 
 
-def _findings(items: list[Any], total: int) -> str:
+def _download_link(filters: PageFilters) -> str:
+    # A plain link (works without a token and without script); page.js fetches it with the
+    # bearer token instead and saves the response, so it also works when a token is needed.
+    query = filters.query()
+    href = _CASES_PATH + (f"?{query}" if query else "")
+    return (
+        f"<p class='download'><a id='download-cases' href='{escape(href)}'>"
+        "Download as eval cases (JSONL)</a></p>"
+    )
+
+
+def _findings(items: list[Any], total: int, filters: PageFilters) -> str:
     rows = []
     for f in items:
         slices = " ".join(f"{k}={v}" for k, v in sorted(f.slices.items())) or "—"
@@ -89,7 +104,8 @@ def _findings(items: list[Any], total: int) -> str:
         rows.append("<tr><td colspan='7'>No contradicted claims match these filters.</td></tr>")
     return (
         f"<section id='findings-section'><h2>Findings <span id='total'>({total})</span></h2>"
-        "<table id='findings'><thead><tr><th>time / trace</th><th>claim</th>"
+        + _download_link(filters)
+        + "<table id='findings'><thead><tr><th>time / trace</th><th>claim</th>"
         "<th>evidence (disagreeing value marked)</th><th>reason</th><th>score</th>"
         "<th>slice</th><th>judge</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
         "</section>"
@@ -236,7 +252,7 @@ def render_main(
     return (
         "<main id='main'>"
         + _filters_form(filters)
-        + _findings(items, total)
+        + _findings(items, total, filters)
         + "<section><h2>Trend</h2><p class='legend'><span class='faith'>■</span> faithfulness "
         "<span class='contra'>■</span> contradicted claim share, per window (all traces)</p>"
         + trend_svg(trend)

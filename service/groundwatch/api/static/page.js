@@ -1,6 +1,8 @@
 // groundwatch findings page. The server renders <main> (findings, trend, windows, drift) with
 // every value HTML-escaped; this script only adds the bearer token the user pastes (kept in
-// sessionStorage) and refreshes <main> from /page/main with the same filters.
+// sessionStorage), refreshes <main> from /page/main with the same filters, and fetches the
+// "Download as eval cases" link (/v1/findings/cases with those filters) with the token, saving
+// the response as a file: a plain link cannot send the bearer header.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -23,7 +25,7 @@ async function refresh() {
       cache: "no-store",
     });
     if (!resp.ok) {
-      setStatus("page/main: HTTP " + resp.status + (resp.status === 401 ? " (token?)" : ""), true);
+      httpError("page/main", resp.status);
       return;
     }
     const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
@@ -35,7 +37,46 @@ async function refresh() {
   }
 }
 
+function httpError(what, status) {
+  setStatus(what + ": HTTP " + status + (status === 401 ? " (token?)" : ""), true);
+}
+
+function attachmentName(resp, fallback) {
+  const disposition = resp.headers.get("Content-Disposition") || "";
+  const match = /filename="?([^";]+)"?/i.exec(disposition);
+  return match ? match[1] : fallback;
+}
+
+async function downloadCases(link) {
+  try {
+    const resp = await fetch(link.href, { headers: headers(), cache: "no-store" });
+    if (!resp.ok) {
+      httpError("download", resp.status);
+      return;
+    }
+    const url = URL.createObjectURL(await resp.blob());
+    const save = document.createElement("a");
+    save.href = url;
+    save.download = attachmentName(resp, "groundwatch-findings-cases.jsonl");
+    save.hidden = true;
+    document.body.appendChild(save);
+    save.click();
+    save.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60000);
+    setStatus("downloaded " + save.download, false);
+  } catch (err) {
+    setStatus("download: " + String(err.message || err), true);
+  }
+}
+
 $("token").value = sessionStorage.getItem("gw-token") || "";
+// <main> is replaced on refresh: listen on the document for the download link.
+document.addEventListener("click", (ev) => {
+  const link = ev.target instanceof Element ? ev.target.closest("#download-cases") : null;
+  if (!link) return;
+  ev.preventDefault();
+  downloadCases(link);
+});
 $("controls").addEventListener("submit", (ev) => {
   ev.preventDefault();
   sessionStorage.setItem("gw-token", $("token").value.trim());
