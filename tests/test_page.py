@@ -47,6 +47,21 @@ def _finding(i: int, now: float) -> Finding:
     )
 
 
+@contextmanager
+def _serving(app: FastAPI) -> Iterator[str]:
+    """``app`` served by uvicorn on a free loopback port; yields the page URL, stops it after."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        wait_port(port)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
 @pytest.fixture
 def page_url() -> Iterator[str]:
     settings = Settings(windows=WindowSettings(slice_keys=["tenant"], min_samples=5))
@@ -66,16 +81,8 @@ def page_url() -> Iterator[str]:
     )
     app = FastAPI()
     app.include_router(findings_router(findings, windows, settings))
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        wait_port(port)
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with _serving(app) as url:
+        yield url
 
 
 def _launch(pw: Any) -> Any:
@@ -153,14 +160,7 @@ def test_with_a_token_the_page_asks_for_it_and_the_script_fetches_findings(
     )
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
     runtime.findings.add([_finding(0, time.time())])
-    port = free_port()
-    app = create_app(settings, runtime=runtime)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        wait_port(port)
-        url = f"http://127.0.0.1:{port}/"
+    with _serving(create_app(settings, runtime=runtime)) as url:
         with urllib.request.urlopen(url, timeout=30) as resp:
             html = resp.read().decode()
         assert "needs a read token" in html
@@ -176,9 +176,6 @@ def test_with_a_token_the_page_asks_for_it_and_the_script_fetches_findings(
                 expect(page.locator("#status")).to_contain_text("updated")
             finally:
                 browser.close()
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 TOKEN = "page-token-0123456789abcdef"
@@ -201,17 +198,8 @@ def _token_app(findings: list[Finding]) -> Iterator[str]:
     )
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
     runtime.findings.add(findings)
-    port = free_port()
-    app = create_app(settings, runtime=runtime)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        wait_port(port)
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with _serving(create_app(settings, runtime=runtime)) as url:
+        yield url
 
 
 def _read_cases(path: Path) -> list[EvalCase]:

@@ -247,13 +247,13 @@ class EmbeddedJudge:
         except Exception as exc:
             raise JudgeError("judge_error", f"embedding failed: {type(exc).__name__}") from exc
         exemplars = matrix[[texts[e] for e in REFUSAL_EXEMPLARS]]
+        judge = self._judge_claims_only if claims_only else self._judge
         results: list[TraceJudgement | JudgeError] = []
         for item in prepared:
             if isinstance(item, JudgeError):
                 results.append(item)
                 continue
             try:
-                judge = self._judge_claims_only if claims_only else self._judge
                 results.append(judge(item, matrix, texts, exemplars))
             except Exception as exc:
                 results.append(JudgeError("internal_error", f"judge: {type(exc).__name__}"))
