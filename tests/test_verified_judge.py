@@ -361,3 +361,35 @@ def test_partial_refusal_keeps_its_claims_judged(judge: EmbeddedJudge) -> None:
     result = _judge_one(judge, _trace("Remote days and stipend?", contexts, answer))
     assert result.refusal
     assert [c.verdict for c in result.claims] == ["supported"]
+
+
+def test_rules_verdict_is_a_feature_only_when_the_model_reads_it(
+    embedder: CachedEmbedder,
+) -> None:
+    """The rules judge is asked for a claim's verdict only by a verdict model that reads it."""
+    from groundwatch.judges.verdict import FEATURES, ClaimFeatures, Decision, VerdictModel
+
+    class Recording(VerdictModel):
+        def __init__(self, features: tuple[str, ...]) -> None:
+            w = np.zeros((3, len(features)))
+            super().__init__(w, np.zeros(3), 0.9, 0.5, features=features)
+            self.seen: list[ClaimFeatures] = []
+
+        def decide(self, features: ClaimFeatures) -> Decision:
+            self.seen.append(features)
+            return super().decide(features)
+
+    trace = _trace(
+        "How long is the refund window?",
+        ["Annual plans can be refunded within 30 days of purchase, monthly plans cannot."],
+        "Annual plans can be refunded within 90 days of purchase.",
+    )
+    with_rules = Recording(FEATURES)
+    _judge_one(EmbeddedJudge(embedder, verdicts=with_rules), trace)
+    [seen] = with_rules.seen
+    assert seen.rules_verdict == "contradicted"  # the rules judge's number mismatch
+    assert seen.values()["rules_contradicted"] == 1.0
+    without = Recording(tuple(f for f in FEATURES if not f.startswith("rules_")))
+    _judge_one(EmbeddedJudge(embedder, verdicts=without), trace)
+    [seen] = without.seen
+    assert seen.rules_verdict == ""

@@ -129,13 +129,47 @@ def test_verdict_model_checks_contradiction_first_then_support() -> None:
 
 def test_verdict_model_file_is_checked(tmp_path: Path) -> None:
     shipped = json.loads((VERIFIER_DIR / "judge_calibration.json").read_text())
-    assert shipped["features"] == list(FEATURES)
-    VerdictModel.shipped()
-    bad = dict(shipped, features=["cosine"])
+    assert set(shipped["features"]) <= set(FEATURES)
+    assert VerdictModel.shipped().features == tuple(shipped["features"])
     path = tmp_path / "cal.json"
-    path.write_text(json.dumps(bad))
+    path.write_text(json.dumps(dict(shipped, features=["cosine"])))  # 1 name, more weights
     with pytest.raises(ValueError, match="features"):
         VerdictModel.load(path)
+    renamed = [*shipped["features"][:-1], "moon_phase"]
+    path.write_text(json.dumps(dict(shipped, features=renamed)))
+    with pytest.raises(ValueError, match=r"unknown features.*moon_phase"):
+        VerdictModel.load(path)
+
+
+def test_verdict_model_reads_only_its_features_in_its_order() -> None:
+    # Two features, named in reverse order of FEATURES: the weights apply to those columns.
+    w = np.array([[0.0, 4.0], [0.0, 0.0], [4.0, 0.0]])
+    model = VerdictModel(w, np.zeros(3), 0.9, 0.5, features=("rules_supported", "coverage"))
+    sup = ClaimFeatures(0.0, 0.0, 0.0, coverage=1.0, cosine=0.0, value_conflict=False,
+                        value_agreed=False, rules_verdict="not_found")  # fmt: skip
+    assert model.decide(sup).verdict == "supported"
+    nf = ClaimFeatures(0.9, 0.0, 0.0, coverage=0.0, cosine=0.9, value_conflict=False,
+                       value_agreed=False, rules_verdict="supported")  # fmt: skip
+    assert model.decide(nf).verdict == "not_found"
+
+
+def test_rules_features_keep_a_negation_apart_from_other_contradictions() -> None:
+    def values(verdict: str, negation: bool = False, score: float = 0.8) -> dict[str, float]:
+        return ClaimFeatures(0.3, 0.3, 0.3, 0.5, 0.5, value_conflict=False, value_agreed=False,
+                             rules_verdict=verdict, rules_strength=score,
+                             rules_negation=negation).values()  # fmt: skip
+
+    neg = values("contradicted", negation=True, score=0.0)
+    assert (neg["rules_negation"], neg["rules_contradicted"]) == (1.0, 0.0)
+    other = values("contradicted", score=0.0)
+    assert (other["rules_negation"], other["rules_contradicted"]) == (0.0, 1.0)
+    sup = values("supported")
+    assert (sup["rules_supported"], sup["rules_strength"], sup["rules_contradicted"]) == (
+        1.0,
+        0.8,
+        0.0,
+    )
+    assert values("")["rules_supported"] == 0.0  # the rules judge was not asked
 
 
 def test_value_conflict_feature_raises_contradiction() -> None:

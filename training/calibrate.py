@@ -38,7 +38,7 @@ from training.train import DEFAULT_MIX, build_data
 
 class _Recorder(VerdictModel):
     def __init__(self) -> None:
-        super().__init__(np.zeros((3, len(FEATURES))), np.zeros(3), 2.0, 2.0, "fit")
+        super().__init__(np.zeros((3, len(FEATURES))), np.zeros(3), 2.0, 2.0, version="fit")
         self.seen: list[ClaimFeatures] = []
 
     def decide(self, features: ClaimFeatures) -> Decision:
@@ -179,6 +179,37 @@ def thresholds(
     return t_con, best_t, figures
 
 
+def _collect_all(
+    args: argparse.Namespace,
+) -> tuple[np.ndarray, list[frozenset[int]], np.ndarray, list[frozenset[int]]]:
+    """Every feature of the held-out pairs' claims and of the labelled traces' claims."""
+    _, held = build_data(args)
+    rng = random.Random(args.seed + 2)
+    by_source: dict[str, list[Pair]] = {}
+    for p in held:
+        by_source.setdefault(p.source, []).append(p)
+    sample = [
+        p
+        for items in by_source.values()
+        for p in rng.sample(items, min(len(items), args.per_source))
+    ]
+    print("calibration pairs by source:", dict(Counter(p.source for p in sample)))
+    x, ys = collect(sample)
+    cx, cys = collect_cases([Path(c) for c in args.cases.split(",") if c])
+    return x, ys, cx, cys
+
+
+def _masks(ys: list[frozenset[int]]) -> np.ndarray:
+    out = np.zeros((len(ys), 3), dtype=bool)
+    for i, y in enumerate(ys):
+        out[i, list(y)] = True
+    return out
+
+
+def _sets(masks: np.ndarray) -> list[frozenset[int]]:
+    return [frozenset(int(c) for c in np.flatnonzero(row)) for row in masks]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", default="../shared/data/verifier")
@@ -195,27 +226,43 @@ def main() -> None:
         help="claim-labelled traces also fitted on (never heldout2)",
     )
     ap.add_argument("--precision", type=float, default=0.95)
+    ap.add_argument(
+        "--features",
+        default=",".join(FEATURES),
+        help="the features the verdict model reads (default: all of them)",
+    )
+    ap.add_argument("--cases-weight", type=int, default=3, help="weight of a labelled-trace claim")
+    ap.add_argument("--version", default="c4", help="the calibration's name in metric_version")
+    ap.add_argument(
+        "--reuse",
+        action="store_true",
+        help="refit from the features the last run saved in --out (no judging)",
+    )
     ap.add_argument("--out", default="build/verifier")
     ap.add_argument("--install", action="store_true")
     args = ap.parse_args()
-    _, held = build_data(args)
-    rng = random.Random(args.seed + 2)
-    by_source: dict[str, list[Pair]] = {}
-    for p in held:
-        by_source.setdefault(p.source, []).append(p)
-    sample = [
-        p
-        for items in by_source.values()
-        for p in rng.sample(items, min(len(items), args.per_source))
-    ]
-    print("calibration pairs by source:", dict(Counter(p.source for p in sample)))
-    x, ys = collect(sample)
-    print(f"claims with features (pairs): {len(ys)}")
-    cx, cys = collect_cases([Path(c) for c in args.cases.split(",") if c])
-    print(f"claims with features (labelled traces): {len(cys)}")
-    # The labelled RAG traces are the production shape: they count three times in the fit.
-    fx = np.concatenate([x, *([cx] * 3)]) if len(cys) else x
-    fys = ys + cys * 3
+    names = [n for n in args.features.split(",") if n]
+    unknown = [n for n in names if n not in FEATURES]
+    if unknown:
+        ap.error(f"unknown features {unknown}; known: {', '.join(FEATURES)}")
+    saved = Path(args.out) / "calibration_features.npz"
+    if args.reuse:
+        data = np.load(saved, allow_pickle=False)
+        x, cx = data["x"], data["cx"]
+        ys = _sets(data["y"])
+        cys = _sets(data["cy"])
+    else:
+        x, ys, cx, cys = _collect_all(args)
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        np.savez(saved, x=x, y=_masks(ys), cx=cx, cy=_masks(cys))
+    print(f"claims with features: {len(ys)} pairs, {len(cys)} labelled-trace claims")
+    cols = [FEATURES.index(n) for n in names]
+    x = x[:, cols]
+    cx = cx[:, cols] if len(cys) else cx
+    # The labelled RAG traces are the production shape: they count several times in the fit.
+    k = args.cases_weight
+    fx = np.concatenate([x, *([cx] * k)]) if len(cys) and k else x
+    fys = ys + cys * k
     w, b = fit(fx, fys)
 
     def probs_of(m: np.ndarray) -> np.ndarray:
@@ -237,8 +284,8 @@ def main() -> None:
         )
         figures["cases_threshold"] = t_cases
     out = {
-        "version": "c3",
-        "features": list(FEATURES),
+        "version": args.version,
+        "features": names,
         "weights": np.round(w, 5).tolist(),
         "bias": np.round(b, 5).tolist(),
         "contradicted_threshold": round(t_con, 3),

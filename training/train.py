@@ -30,12 +30,14 @@ from transformers import BertModel
 
 from groundwatch.judges.claims import split_sentences
 from training.data import (
+    CONTRADICTED,
     LABELS,
     SUPPORTED,
     Pair,
     load_sources,
     split_held_out,
 )
+from training.negation import negation_twins
 from training.synthetic import synthesize
 
 MAX_LEN = 128
@@ -54,6 +56,38 @@ HARD_NEGATIVE_MIX = (
 # Stage 4: one common word swapped for another document's word is unsupported ("a boy is
 # sitting" does not support "a girl is sitting"): near copies are not support either.
 SWAP_MIX = HARD_NEGATIVE_MIX.replace("syn_swap=0", "syn_swap=5000")
+# Stage 5 (from stage 2's weights): negation-equivalent twins ("unavailable" = "not available"
+# supported beside "available" contradicted), so a negation is never a cue alone; the natural
+# sources and the other synthetic shapes in stage 1's proportions, a third as many.
+NEGATION_MIX = (
+    "fever=3500,summedits=1800,halueval_summarization=1800,halueval_dialogue=700,wice=800,"
+    "syn_contra=900,syn_contra_sent=900,syn_restate=1800,syn_other=600,syn_add=600,"
+    "syn_sibling=600,syn_drop=400,syn_swap=0,syn_neg_same=5000,syn_neg_opposite=5000"
+)
+
+
+def negation_pairs(pairs: list[Pair], seed: int) -> list[Pair]:
+    """Every premise sentence an equivalence applies to: its supported restatement with a
+    negation and its contradicted twin (:mod:`training.negation`); own random stream."""
+    rng = random.Random(f"negation-{seed}")
+    out: list[Pair] = []
+    seen: set[str] = set()
+    for p in pairs:
+        if p.premise in seen:
+            continue
+        seen.add(p.premise)
+        for sent in split_sentences(p.premise):
+            if not 6 <= len(sent.split()) <= 40:
+                continue
+            found = negation_twins(sent, rng)
+            if found is None:
+                continue
+            same, opposite = found
+            out.append(Pair(p.premise, same, frozenset({SUPPORTED}), "syn_neg_same", p.group))
+            out.append(
+                Pair(p.premise, opposite, frozenset({CONTRADICTED}), "syn_neg_opposite", p.group)
+            )
+    return out
 
 
 class CrossEncoder(nn.Module):
@@ -193,10 +227,15 @@ def build_data(args: argparse.Namespace) -> tuple[list[Pair], list[Pair]]:
         if sents and rng.random() < args.restate_share:
             sentences.append((p.premise, rng.choice(sents), p.group))
     supported = [p for p in pairs if p.target == frozenset({SUPPORTED})]
-    pairs += synthesize(supported, sentences, rng)
-    train, held = split_held_out(pairs, args.held_out)
-    mix = {"hard-negatives": HARD_NEGATIVE_MIX, "swaps": SWAP_MIX}.get(args.mix, args.mix)
+    mix = {
+        "hard-negatives": HARD_NEGATIVE_MIX,
+        "swaps": SWAP_MIX,
+        "negation-twins": NEGATION_MIX,
+    }.get(args.mix, args.mix)
     caps = {k: int(v) for k, v in (item.split("=") for item in mix.split(","))}
+    twins = negation_pairs(pairs, args.seed) if caps.get("syn_neg_same", 0) > 0 else []
+    pairs += synthesize(supported, sentences, rng) + twins
+    train, held = split_held_out(pairs, args.held_out)
     # A source the mix leaves out (cap 0) is out of the held-out split too, so a recipe's
     # checkpoint choice and calibration see exactly the data they saw when it was written.
     held = [p for p in held if caps.get(p.source, 1) > 0]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -33,6 +34,7 @@ __all__ = ["FEATURES", "ClaimFeatures", "Decision", "VerdictModel"]
 Verdict = Literal["supported", "contradicted", "not_found"]
 _VERDICTS: tuple[Verdict, Verdict, Verdict] = ("supported", "contradicted", "not_found")
 CALIBRATION = Path(__file__).resolve().parent / "verifier_model" / "judge_calibration.json"
+#: Every feature a claim has; a calibration file names the ones its model reads, in order.
 FEATURES = (
     "log_p_supported",
     "log_p_contradicted",
@@ -42,6 +44,10 @@ FEATURES = (
     "value_conflict",
     "value_agreed",
     "value_conflict_alone",
+    "rules_supported",
+    "rules_strength",
+    "rules_contradicted",
+    "rules_negation",
 )
 
 
@@ -60,24 +66,39 @@ class ClaimFeatures:
     cosine: float
     value_conflict: bool
     value_agreed: bool
+    #: The rules judge's verdict on the same claim ("supported", "contradicted", "not_found";
+    #: "" when it was not asked) and its strength of support in [0, 1].
+    rules_verdict: str = ""
+    rules_strength: float = 0.0
+    #: The rules judge's contradiction is a negation mismatch (never a verdict alone).
+    rules_negation: bool = False
     #: The claim these features describe (for calibration and logs; not a feature).
     claim: str = ""
 
-    def vector(self) -> npt.NDArray[np.float64]:
-        return np.array(
-            [
-                _log(self.p_supported),
-                _log(self.p_contradicted),
-                _log(self.p_not_found),
-                self.coverage,
-                self.cosine,
-                float(self.value_conflict),
-                float(self.value_agreed),
-                # A value that disagrees with no value of the claim agreeing: the clearest
-                # slot signal (a conflict beside an agreeing value is often another scope).
-                float(self.value_conflict and not self.value_agreed),
-            ]
-        )
+    def values(self) -> dict[str, float]:
+        """Every feature by name (:data:`FEATURES`)."""
+        return {
+            "log_p_supported": _log(self.p_supported),
+            "log_p_contradicted": _log(self.p_contradicted),
+            "log_p_not_found": _log(self.p_not_found),
+            "coverage": self.coverage,
+            "cosine": self.cosine,
+            "value_conflict": float(self.value_conflict),
+            "value_agreed": float(self.value_agreed),
+            # A value that disagrees with no value of the claim agreeing: the clearest
+            # slot signal (a conflict beside an agreeing value is often another scope).
+            "value_conflict_alone": float(self.value_conflict and not self.value_agreed),
+            "rules_supported": float(self.rules_verdict == "supported"),
+            "rules_strength": self.rules_strength,
+            "rules_contradicted": float(
+                self.rules_verdict == "contradicted" and not self.rules_negation
+            ),
+            "rules_negation": float(self.rules_verdict == "contradicted" and self.rules_negation),
+        }
+
+    def vector(self, names: Sequence[str] = FEATURES) -> npt.NDArray[np.float64]:
+        values = self.values()
+        return np.array([values[n] for n in names])
 
 
 @dataclass(frozen=True)
@@ -101,10 +122,16 @@ class VerdictModel:
         bias: npt.NDArray[np.float64],
         contradicted_threshold: float,
         supported_threshold: float,
+        *,
         version: str = "v0",
+        features: Sequence[str] = FEATURES,
     ):
-        if weights.shape != (3, len(FEATURES)) or bias.shape != (3,):
+        unknown = [f for f in features if f not in FEATURES]
+        if unknown:
+            raise ValueError(f"verdict model: unknown features {unknown}")
+        if weights.shape != (3, len(features)) or bias.shape != (3,):
             raise ValueError("verdict model: weights must be 3 x features, bias 3")
+        self.features = tuple(features)
         self.weights = weights
         self.bias = bias
         self.contradicted_threshold = contradicted_threshold
@@ -114,22 +141,24 @@ class VerdictModel:
     @classmethod
     def load(cls, path: Path) -> VerdictModel:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if list(data["features"]) != list(FEATURES):
-            raise ValueError(f"{path}: features {data['features']} != {list(FEATURES)}")
-        return cls(
-            np.array(data["weights"], dtype=np.float64),
-            np.array(data["bias"], dtype=np.float64),
-            float(data["contradicted_threshold"]),
-            float(data["supported_threshold"]),
-            str(data.get("version", "v0")),
-        )
+        try:
+            return cls(
+                np.array(data["weights"], dtype=np.float64),
+                np.array(data["bias"], dtype=np.float64),
+                float(data["contradicted_threshold"]),
+                float(data["supported_threshold"]),
+                version=str(data.get("version", "v0")),
+                features=tuple(data["features"]),
+            )
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from exc
 
     @classmethod
     def shipped(cls) -> VerdictModel:
         return cls.load(CALIBRATION)
 
     def probabilities(self, features: ClaimFeatures) -> npt.NDArray[np.float64]:
-        z = self.weights @ features.vector() + self.bias
+        z = self.weights @ features.vector(self.features) + self.bias
         z = z - z.max()
         e = np.exp(z)
         out: npt.NDArray[np.float64] = e / e.sum()

@@ -109,6 +109,8 @@ class VerifiedJudge(EmbeddedJudge):
         super().__init__(embedder, relevance_threshold, support_threshold)
         self._verifier = verifier if verifier is not None else shipped_verifier()
         self._verdicts = verdicts if verdicts is not None else VerdictModel.shipped()
+        # The rules judge is asked only when the verdict model reads its verdict.
+        self._reads_rules = any(f.startswith("rules_") for f in self._verdicts.features)
         #: How claims were decided: "verbatim" (cascade, no model) or "model".
         self.stats: Counter[str] = Counter()
 
@@ -245,6 +247,9 @@ class VerifiedJudge(EmbeddedJudge):
                 out.value_agreed = True
         if out.verbatim and out.conflict is None:
             return out  # the cascade decides: no window, no model call
+        if self._reads_rules:
+            # The rules judge's reading of the same claim: features beside the verifier.
+            out.rules = self._judge_claim(claim, claim_vec, prep, sent_vecs, allowed=allowed)
         # One window per passage, for the best-aligned passages: the sentences the alignment
         # ranks highest, in passage order (the same cut as in training).
         by_passage: dict[int, dict[int, float]] = {}
@@ -293,6 +298,10 @@ class VerifiedJudge(EmbeddedJudge):
             cosine=al.cosine,
             value_conflict=al.conflict is not None,
             value_agreed=al.value_agreed,
+            rules_verdict=al.rules.verdict if al.rules is not None else "",
+            rules_strength=_rules_strength(al.rules),
+            rules_negation=al.rules is not None
+            and (al.rules.reason or "").startswith("negation mismatch"),
             claim=claim,
         )
         decision = self._verdicts.decide(features)
@@ -330,6 +339,15 @@ class _Alignment:
     absent: list[str] = field(default_factory=list)  # names found in no passage
     loose: ClaimJudgement | None = None
     reason: str | None = None
+    rules: ClaimJudgement | None = None  # the rules judge's verdict (a feature)
+
+
+def _rules_strength(rules: ClaimJudgement | None) -> float:
+    """How strongly the rules judge found the claim stated: its score when supported, one minus
+    its score when not found (the best support it saw), 0 when contradicted or not asked."""
+    if rules is None or rules.verdict == "contradicted":
+        return 0.0
+    return rules.score if rules.verdict == "supported" else 1.0 - rules.score
 
 
 def _names_absent(target: ClaimTarget, prep: _Prepared, allowed: set[int] | None) -> list[str]:
