@@ -588,3 +588,30 @@ def test_the_same_value_for_the_same_thing_agrees(claim: str, evidence: str) -> 
     check = compare_slots(parse_slots(claim), parse_slots(evidence))
     assert check.agreed
     assert check.conflicts == []
+
+
+def test_value_conflicts_are_data_beside_the_messages() -> None:
+    """Each number, date and year conflict is also a ValueConflict with both values as written,
+    so a caller can restate the claim with the evidence's value."""
+    from groundwatch.judges.slots import ValueConflict
+
+    check = compare_slots(
+        parse_slots("Each bag may weigh up to 32 kg."),
+        parse_slots("Each checked bag in Economy may weigh up to 23 kg (50 lb)."),
+    )
+    assert check.value_conflicts == [ValueConflict("number", "32 kg", "23 kg")]
+    check = compare_slots(
+        parse_slots("The company was founded in 1998."),
+        parse_slots("The company was founded in 1996 in Oslo."),
+    )
+    assert check.value_conflicts == [ValueConflict("year", "1998", "1996")]
+    check = compare_slots(
+        parse_slots("The bridge opened on 19 March 1934."),
+        parse_slots("The bridge opened on 19 March 1932."),
+    )
+    assert ValueConflict("date", "1934", "1932") in check.value_conflicts
+    agree = compare_slots(
+        parse_slots("Refunds take two weeks."), parse_slots("Refunds take 14 days.")
+    )
+    assert agree.conflicts == []
+    assert agree.value_conflicts == []

@@ -393,3 +393,64 @@ def test_rules_verdict_is_a_feature_only_when_the_model_reads_it(
     _judge_one(EmbeddedJudge(embedder, verdicts=without), trace)
     [seen] = without.seen
     assert seen.rules_verdict == ""
+
+
+def test_a_value_conflict_is_read_again_with_the_evidence_value(
+    embedder: CachedEmbedder,
+) -> None:
+    """A disagreeing value is checked by the verifier as a minimal pair: the conflict sentence's
+    window against the claim restated with the evidence's value and against the claim itself.
+    The restatement's support and its gain over the claim are features of the verdict model."""
+    from groundwatch.judges.verdict import FEATURES, ClaimFeatures, Decision, VerdictModel
+
+    class Recording(VerdictModel):
+        def __init__(self) -> None:
+            super().__init__(np.zeros((3, len(FEATURES))), np.zeros(3), 0.9, 0.5)
+            self.seen: list[ClaimFeatures] = []
+
+        def decide(self, features: ClaimFeatures) -> Decision:
+            self.seen.append(features)
+            return super().decide(features)
+
+    class ValueReader(CountingVerifier):
+        """Supports a claim only when it states the passage's value."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[tuple[str, str]] = []
+
+        def predict(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float32]:
+            self.seen += pairs
+            rows = [[0.9, 0.05, 0.05] if "30 days" in c else [0.2, 0.3, 0.5] for _, c in pairs]
+            return np.array(rows, dtype=np.float32)
+
+    passage = "Refunds. Annual plans can be refunded within 30 days of purchase, monthly plans not."
+    trace = _trace("Refund window?", [passage], "Annual plans can be refunded within 90 days.")
+    reader, verdicts = ValueReader(), Recording()
+    _judge_one(EmbeddedJudge(embedder, verifier=reader, verdicts=verdicts), trace)
+    claims = [c for _, c in reader.seen]
+    assert "Annual plans can be refunded within 30 days." in claims
+    assert claims.count("Annual plans can be refunded within 90 days.") == 2  # windows + pair
+    [seen] = verdicts.seen
+    assert seen.value_conflict
+    assert seen.restated_supported == pytest.approx(0.9, abs=1e-6)
+    assert seen.restated_gain == pytest.approx(0.7, abs=1e-6)
+
+    # No conflicting value: nothing is restated, both features are 0.
+    reader, verdicts = ValueReader(), Recording()
+    agree = _trace("Refund window?", [passage], "Annual plans can be refunded within 30 days.")
+    _judge_one(EmbeddedJudge(embedder, verifier=reader, verdicts=verdicts), agree)
+    assert all(s.restated_supported == 0.0 and s.restated_gain == 0.0 for s in verdicts.seen)
+
+    # A verdict model that does not read the restated features costs no extra pairs.
+    class WithoutRestated(Recording):
+        def __init__(self) -> None:
+            names = tuple(f for f in FEATURES if not f.startswith("restated_"))
+            VerdictModel.__init__(self, np.zeros((3, len(names))), np.zeros(3), 0.9, 0.5,
+                                  features=names)  # fmt: skip
+            self.seen = []
+
+    reader, verdicts = ValueReader(), WithoutRestated()
+    _judge_one(EmbeddedJudge(embedder, verifier=reader, verdicts=verdicts), trace)
+    assert "Annual plans can be refunded within 30 days." not in [c for _, c in reader.seen]
+    assert verdicts.seen[0].restated_supported == 0.0

@@ -24,6 +24,7 @@ __all__ = [
     "Quantity",
     "SlotCheck",
     "Slots",
+    "ValueConflict",
     "compare_slots",
     "parse_slots",
     "polarity_negated",
@@ -326,11 +327,25 @@ class Slots:
     tokens: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class ValueConflict:
+    """A claim value and the evidence value that disagrees with it, each as written
+    (``"23 kg"`` vs ``"32 kg"``, ``"1934"`` vs ``"1932"``): data a caller can act on, such as
+    restating the claim with the evidence's value."""
+
+    kind: str  # "number" | "date" | "year"
+    claim_text: str
+    evidence_text: str
+
+
 @dataclass
 class SlotCheck:
     """Result of comparing a claim's slots with an evidence text."""
 
     conflicts: list[str] = field(default_factory=list)
+    #: The number, date and year conflicts of ``conflicts`` as data, in the same order (a date
+    #: conflict is here only when its years differ: the year is the part written alike).
+    value_conflicts: list[ValueConflict] = field(default_factory=list)
     qualifier_conflicts: list[str] = field(default_factory=list)
     matched: int = 0
     values_matched: int = 0  # numbers, dates and years that agree
@@ -949,6 +964,7 @@ def compare_slots(
         aside_rival = _aside_rival(q, agreeing, claim, evidence, taken, aside_words=aside_words)
         if aside_rival is not None:
             check.conflicts.append(f"number mismatch: {q.text} vs {aside_rival.text}")
+            check.value_conflicts.append(ValueConflict("number", q.text, aside_rival.text))
         elif agreeing:
             check.matched += 1
             check.agreed.append(q.text)
@@ -964,6 +980,7 @@ def compare_slots(
             )
             if rival is not None and not in_passage:
                 check.conflicts.append(f"number mismatch: {q.text} vs {rival.text}")
+                check.value_conflicts.append(ValueConflict("number", q.text, rival.text))
             else:
                 check.missing.append(q.text)
     # Dates and years.
@@ -981,6 +998,8 @@ def compare_slots(
         elif date_rivals:
             ey, em, ed = date_rivals[0]
             check.conflicts.append(f"date mismatch: {mon}/{day}/{y} vs {em}/{ed}/{ey}")
+            if y is not None and ey is not None and y != ey:
+                check.value_conflicts.append(ValueConflict("date", str(y), str(ey)))
         else:
             check.missing.append(f"date {mon}/{day}")
     claim_years = set(claim.years) | {d[0] for d in claim.dates if d[0] is not None}
@@ -989,8 +1008,12 @@ def compare_slots(
         if y in ctx_years:
             check.matched += 1
         elif core_years:
-            target = check.qualifier_conflicts if claim.quantities else check.conflicts
-            target.append(f"year mismatch: {y} vs {min(core_years, key=lambda e: abs(e - y))}")
+            rival_year = min(core_years, key=lambda e: abs(e - y))
+            if claim.quantities:
+                check.qualifier_conflicts.append(f"year mismatch: {y} vs {rival_year}")
+            else:
+                check.conflicts.append(f"year mismatch: {y} vs {rival_year}")
+                check.value_conflicts.append(ValueConflict("year", str(y), str(rival_year)))
         else:
             check.missing.append(str(y))
     # Entities: every capitalised span of the claim must appear in the evidence or its passage.

@@ -44,6 +44,8 @@ FEATURES = (
     "value_conflict",
     "value_agreed",
     "value_conflict_alone",
+    "restated_supported",
+    "restated_gain",
     "rules_supported",
     "rules_strength",
     "rules_contradicted",
@@ -66,6 +68,11 @@ class ClaimFeatures:
     cosine: float
     value_conflict: bool
     value_agreed: bool
+    #: P(supported) of the claim restated with the disagreeing evidence value, on that
+    #: sentence's window (0 without a value conflict that can be restated).
+    restated_supported: float = 0.0
+    #: How much more the window supports the restated claim than the claim itself (-1..1).
+    restated_gain: float = 0.0
     #: The rules judge's verdict on the same claim ("supported", "contradicted", "not_found";
     #: "" when it was not asked) and its strength of support in [0, 1].
     rules_verdict: str = ""
@@ -88,6 +95,8 @@ class ClaimFeatures:
             # A value that disagrees with no value of the claim agreeing: the clearest
             # slot signal (a conflict beside an agreeing value is often another scope).
             "value_conflict_alone": float(self.value_conflict and not self.value_agreed),
+            "restated_supported": self.restated_supported,
+            "restated_gain": self.restated_gain,
             "rules_supported": float(self.rules_verdict == "supported"),
             "rules_strength": self.rules_strength,
             "rules_contradicted": float(

@@ -57,7 +57,7 @@ from groundwatch.judges.embedded import (
 )
 from groundwatch.judges.embedding import Embedder
 from groundwatch.judges.evidence_window import evidence_window
-from groundwatch.judges.slots import compare_slots, parse_slots
+from groundwatch.judges.slots import ValueConflict, compare_slots, parse_slots
 from groundwatch.judges.verdict import ClaimFeatures, VerdictModel
 from groundwatch.judges.verifier import (
     CONTRADICTED,
@@ -111,6 +111,8 @@ class VerifiedJudge(EmbeddedJudge):
         self._verdicts = verdicts if verdicts is not None else VerdictModel.shipped()
         # The rules judge is asked only when the verdict model reads its verdict.
         self._reads_rules = any(f.startswith("rules_") for f in self._verdicts.features)
+        # A value conflict is read again with the evidence's value only for a model that uses it.
+        self._reads_restated = any(f.startswith("restated_") for f in self._verdicts.features)
         #: How claims were decided: "verbatim" (cascade, no model) or "model".
         self.stats: Counter[str] = Counter()
 
@@ -178,13 +180,19 @@ class VerifiedJudge(EmbeddedJudge):
 
     def _verify(self, aligned: Sequence[_Alignment]) -> list[npt.NDArray[np.float32]]:
         """The verifier's probabilities for every window of every claim, in one call."""
-        pairs = [(window, a.claim) for a in aligned for _, window in a.windows]
+        pairs: list[tuple[str, str]] = []
+        for a in aligned:
+            pairs += [(window, a.claim) for _, window in a.windows]
+            if a.restated is not None and a.windows:
+                # the minimal pair: the same window read with either value
+                pairs += [a.restated, (a.restated[0], a.claim)]
         probs = self._verifier.predict(pairs) if pairs else np.zeros((0, 3), dtype=np.float32)
         out: list[npt.NDArray[np.float32]] = []
         k = 0
         for a in aligned:
-            out.append(probs[k : k + len(a.windows)])
-            k += len(a.windows)
+            n = len(a.windows) + (2 if a.restated is not None and a.windows else 0)
+            out.append(probs[k : k + n])
+            k += n
         return out
 
     # ------------------------------------------------------------------ one claim
@@ -243,6 +251,8 @@ class VerifiedJudge(EmbeddedJudge):
             values = [x for x in check.conflicts if x.startswith(_VALUE_CONFLICTS)]
             if about_same and values and out.conflict is None:
                 out.conflict = (i, values[0])
+                if self._reads_restated:
+                    out.restated = _restated(claim, check.value_conflicts, prep, i)
             if c >= _CONTRA_COS and check.values_matched:
                 out.value_agreed = True
         if out.verbatim and out.conflict is None:
@@ -288,6 +298,11 @@ class VerifiedJudge(EmbeddedJudge):
         if not al.windows:
             return ClaimJudgement(claim, "not_found", 1.0, None, al.reason or "no evidence")
         self.stats["model"] += 1
+        restated_supported = restated_gain = 0.0
+        if al.restated is not None:
+            restated_supported = float(probs[len(al.windows), SUPPORTED])
+            restated_gain = restated_supported - float(probs[len(al.windows) + 1, SUPPORTED])
+            probs = probs[: len(al.windows)]
         sup_w = int(np.argmax(probs[:, SUPPORTED]))
         con_w = int(np.argmax(probs[:, CONTRADICTED]))
         features = ClaimFeatures(
@@ -298,6 +313,8 @@ class VerifiedJudge(EmbeddedJudge):
             cosine=al.cosine,
             value_conflict=al.conflict is not None,
             value_agreed=al.value_agreed,
+            restated_supported=restated_supported,
+            restated_gain=restated_gain,
             rules_verdict=al.rules.verdict if al.rules is not None else "",
             rules_strength=_rules_strength(al.rules),
             rules_negation=al.rules is not None
@@ -335,6 +352,10 @@ class _Alignment:
     coverage: float = 0.0
     conflict: tuple[int, str] | None = None  # (sentence, "number mismatch: ...")
     value_agreed: bool = False
+    #: (evidence window, the claim restated with the conflicting evidence value): when the
+    #: verifier finds that restatement supported, the evidence says the same thing with another
+    #: value, which is what a contradiction is; when not, the value is about something else.
+    restated: tuple[str, str] | None = None
     verbatim: bool = False
     absent: list[str] = field(default_factory=list)  # names found in no passage
     loose: ClaimJudgement | None = None
@@ -367,6 +388,26 @@ def _names_absent(target: ClaimTarget, prep: _Prepared, allowed: set[int] | None
 
 
 _VALUE_CONFLICTS = ("number mismatch", "date mismatch", "year mismatch")
+
+
+def _restated(
+    claim: str, conflicts: Sequence[ValueConflict], prep: _Prepared, sentence: int
+) -> tuple[str, str] | None:
+    """The conflict sentence's window and the claim with its value replaced by the evidence's
+    (the first conflict whose claim value is written out in the claim); None when none is."""
+    for c in conflicts:
+        m = re.search(re.escape(c.claim_text), claim, flags=re.IGNORECASE)
+        if m is None:
+            continue
+        restated = claim[: m.start()] + c.evidence_text + claim[m.end() :]
+        ctx = prep.sentences[sentence].ctx
+        idxs = prep.passages[ctx].sentences
+        texts = [prep.sentences[i].text for i in idxs]
+        scores = [1.0 if i == sentence else 0.0 for i in idxs]
+        return evidence_window(texts, restated, scores=scores), restated
+    return None
+
+
 _NORM = re.compile(r"[^a-z0-9]+")
 
 
