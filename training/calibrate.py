@@ -77,7 +77,7 @@ def _words(text: str) -> set[str]:
 
 def collect_cases(paths: list[Path]) -> tuple[np.ndarray, list[frozenset[int]]]:
     """Claim-labelled RAG traces (the in-house hard cases and held-out set 1, both already used
-    to develop the judge; never ``heldout2``): features of each model-decided claim, labelled by
+    to develop the judge; never ``heldout2`` or ``heldout3``): features of each model-decided claim, labelled by
     the labelled claim it matches best (word overlap >= 0.5)."""
     from groundwatch.contract.trace import RagTrace
     from groundwatch.judges.embedding import build_embedder
@@ -223,16 +223,18 @@ def main() -> None:
     ap.add_argument(
         "--cases",
         default="tests/hard_cases.jsonl,tests/heldout_cases.jsonl",
-        help="claim-labelled traces also fitted on (never heldout2)",
+        help="claim-labelled traces also fitted on (never heldout2 or heldout3)",
     )
     ap.add_argument("--precision", type=float, default=0.95)
     ap.add_argument(
         "--features",
         default=",".join(f for f in FEATURES if not f.startswith("rules_")),
-        help="the features the verdict model reads (default: the shipped c3 set, no rules_*)",
+        help="the features the verdict model reads (default: the shipped c4 set, no rules_*)",
     )
-    ap.add_argument("--cases-weight", type=int, default=3, help="weight of a labelled-trace claim")
-    ap.add_argument("--version", default="c3", help="the calibration's name in metric_version")
+    # The labelled RAG traces are what the judge meets in production; the held-out pairs are
+    # NLI-shaped. At 10x the 149 trace claims weigh about as much as the 1,330 pairs (c4).
+    ap.add_argument("--cases-weight", type=int, default=10, help="weight of a labelled-trace claim")
+    ap.add_argument("--version", default="c4", help="the calibration's name in metric_version")
     ap.add_argument(
         "--reuse",
         action="store_true",

@@ -10,7 +10,11 @@ Usage::
 The features are the verifier's probabilities (best evidence window), the claim's weighted word
 coverage and cosine against its best-aligned sentence, and the code-checked value slots (a
 number, date or year that disagrees, or agrees, in a sentence clearly about the same thing, and
-whether a disagreeing value came with no agreeing one).
+whether a disagreeing value came with no agreeing one), and, for a disagreeing value, the
+verifier's reading of the minimal pair: that sentence's window against the claim restated with
+the evidence's value, and against the claim as said (``restated_supported``, ``restated_gain``).
+A contradiction is the evidence saying the same thing with another value; a value about
+something else leaves the restated claim unsupported too.
 A multinomial logistic model over them is fitted on held-out labelled pairs
 (``training/calibrate.py``, never on ``dev/``), and the thresholds are chosen there: first the
 *contradicted* threshold, for precision, then the supported one. Hand-set weights do not appear

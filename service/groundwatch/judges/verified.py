@@ -19,7 +19,10 @@ passages an evidence window is cut (:mod:`groundwatch.judges.evidence_window`, t
 in training) and the claim verifier (:mod:`groundwatch.judges.verifier`, a cross-encoder trained
 by ``training/``) scores every (window, claim) pair of the trace in one call. The code-checked
 value slots (numbers, units, dates, years; :mod:`groundwatch.judges.slots`) of the sentences
-clearly about the same thing are features beside it. The verdict comes from the calibrated
+clearly about the same thing are features beside it; a disagreeing value is read again as a
+minimal pair (the claim restated with the evidence's value, and the claim, on that sentence's
+window), so the verifier's support scores, its strong side, tell a contradiction from a value
+about something else. The verdict comes from the calibrated
 model of :mod:`groundwatch.judges.verdict`; negation, modality and comparative rules no longer
 decide anything alone.
 
