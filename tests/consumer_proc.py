@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.add_argument(f"--{name}", required=True)
     parser.add_argument("--rate", type=float, default=1.0)
     parser.add_argument("--judge-delay", type=float, default=0.0)
-    parser.add_argument("--eval-batch", type=int, default=32)
+    parser.add_argument("--eval-batch", type=int, default=8)
     parser.add_argument("--commit-interval", type=float, default=0.5)
     parser.add_argument("--status-port", type=int, default=0)
     args = parser.parse_args(argv)
