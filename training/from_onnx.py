@@ -25,8 +25,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from training.data import Pair
 from training.export import INSTALL_DIR, MODEL_FILE
-from training.train import CrossEncoder, model_dir
+from training.train import CrossEncoder, collate, encode, load_tokenizer, model_dir
 
 _MATMUL = re.compile(r"^/(bert/encoder/layer\.\d+/.+|head)/(?:MatMul|Gemm_MatMul)_quant$")
 _EMBEDDINGS = ("word_embeddings", "position_embeddings", "token_type_embeddings")
@@ -94,9 +95,6 @@ def check(state: dict[str, torch.Tensor], path: Path) -> tuple[float, float]:
     model.load_state_dict(state)
     model.eval()
     onnx_logits = ClaimVerifier(path, expected_sha256=None, temperature=1.0).logits(pairs)
-    from training.data import Pair
-    from training.train import collate, encode, load_tokenizer
-
     tok = load_tokenizer()
     enc = encode(tok, [Pair(p, c, frozenset(), "check", "check") for p, c in pairs])
     with torch.no_grad():
