@@ -364,10 +364,29 @@ _PRONOUNS = {
     "their": "'s",
 }
 _CONJ = re.compile(
-    r"\s*(?:;|,\s*(?:and|but|while|whereas|yet|so|although|though|plus|then|or|with|"
-    r"during which|after which|and then)\s|\s(?:and|but|whereas)\s)"
+    r"\s*(?:;|,\s*(?:and then|and|but|while|whereas|yet|so|although|though|plus|then|or|"
+    r"with|during which|after which)\s|\s(?:and then|and|but|whereas)\s)"
     r"\s*",
     re.I,
+)
+#: A bare comma separates claims only before a verb phrase ("costs $20, includes 5 seats").
+_BARE_COMMA = re.compile(r",\s+")
+#: A clause opened by one of these is subordinate: its comma ends it, not a claim.
+_SUBORDINATORS = _words(
+    """
+    because since as if when whenever once although though while unless until after before
+    whereas provided given
+    """
+)
+_RELATIVES = _words("who whom whose which where")
+#: Sequence words that open a step without being part of it ("..., then plug it back in").
+_STEP_WORDS = frozenset({"then", "finally", "next", "also", "afterwards", "lastly"})
+#: Words after which a noun-or-verb word reads as a verb ("uploads them", "stops the car").
+_OBJECT_STARTS = _words(
+    """
+    the a an your their his her its our my this that these those it them him us me all any
+    each every some no up down in out on off back into onto to
+    """
 )
 _WEAK_CONJ = re.compile(r"\b(?:plus|then|or|with|during which|after which)\b", re.I)
 _WH = frozenset(["what", "which", "who", "whom", "whose", "when", "where", "why", "how"])
@@ -414,6 +433,69 @@ LIGHT_WORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=65536)
+def _lexicon(word: str) -> frozenset[str]:
+    """The parts of speech a word can have (lemminflect's English lexicon)."""
+    from lemminflect import getAllLemmas
+
+    return frozenset(getAllLemmas(word))
+
+
+@lru_cache(maxsize=65536)
+def _verb_lemmas(word: str) -> tuple[str, ...]:
+    from lemminflect import getAllLemmas
+
+    return tuple(getAllLemmas(word).get("VERB", ()))
+
+
+def _reads_as_verb(
+    words: Sequence[str], k: int, *, loose: bool = False, step: bool = False, mid: bool = True
+) -> bool:
+    """Word ``k`` of a clause reads as a verb: a known verb or auxiliary, an -ed form, a word
+    the lexicon knows only as a verb, or one it knows as a noun too when an object follows
+    ("uploads them", "press the button", "costs $20"). ``loose`` (the part follows a clause,
+    not a list of nouns): also before a preposition ("stops at the station"); ``step`` (a step
+    of instructions): also in its base form ("exchange details", "spray once"). ``mid``: the
+    word is inside a sentence, where a capitalised word is a name."""
+    w = words[k].strip(",.;:").lower()
+    if not w.isalpha():
+        return False
+    if _is_verb(w) or re.fullmatch(r"[a-z]{3,}ed", w):
+        return True
+    if mid and words[k][:1].isupper():
+        return False  # a capitalised word inside a sentence is a name ("Articles 4 and 7")
+    tags = _lexicon(w)
+    if "VERB" not in tags or w in STOPWORDS or w.endswith("ing"):
+        return False  # an -ing word is a noun or a participle, never a clause's verb alone
+    if tags == {"VERB"}:
+        return True
+    nxt = words[k + 1].strip(",.;:").lower() if k + 1 < len(words) else ""
+    if nxt in _OBJECT_STARTS or nxt[:1].isdigit() or (nxt != "" and nxt[0] in "$€£"):
+        return True
+    if not loose or not nxt:
+        return False
+    return nxt in _PREPS or (step and w in _verb_lemmas(w))
+
+
+def _verb_phrase(
+    words: Sequence[str], *, loose: bool = False, step: bool = False, mid: bool = True
+) -> int | None:
+    """Where a part's leading verb is (after step words like "then"), or None."""
+    k = 0
+    while k < len(words) - 1 and words[k].strip(",").lower() in _STEP_WORDS:
+        k += 1
+    return k if _reads_as_verb(words, k, loose=loose, step=step, mid=mid) else None
+
+
+def _imperative(text: str) -> bool:
+    """A sentence that opens with a verb and no subject: "Back up the database, ..."."""
+    words = text.split()
+    if len(words) < 2 or not words[0][:1].isupper() or words[0].lower() in _AUX:
+        return False
+    lead = _verb_phrase([words[0].lower(), *words[1:]], mid=False)
+    return lead is not None and words[lead].lower() in _verb_lemmas(words[lead].lower())
+
+
 def _is_verb(token: str) -> bool:
     t = token.lower().strip(",.;:").replace("’", "'")
     return t in _AUX or t in _VERBS or t in _CONTRACTIONS
@@ -437,6 +519,8 @@ def _has_verb(text: str) -> bool:
     tokens = text.split()
     if any(_is_verb(t) for t in tokens):
         return True
+    if any(_reads_as_verb(tokens, k) for k in range(1, len(tokens))):
+        return True
     # NOUN + "-s" verb + preposition/article/number: "water boils at", "the river flows into".
     for i in range(1, len(tokens) - 1):
         t = tokens[i]
@@ -458,9 +542,13 @@ def _has_verb(text: str) -> bool:
 def subject_of(sentence: str) -> str | None:
     """The noun phrase before the first verb of a declarative sentence (None if unclear)."""
     tokens = sentence.rstrip(".!?").split()
+    if tokens and tokens[0].lower() in _SUBORDINATORS:
+        return None  # "Because a project can ...": no subject of a claim
     out: list[str] = []
     for i, tok in enumerate(tokens):
-        if _is_verb(tok) or (i > 0 and re.fullmatch(r"[a-z]{3,}ed", tok)):
+        if _is_verb(tok) or (
+            i > 0 and (re.fullmatch(r"[a-z]{3,}ed", tok) or _reads_as_verb(tokens, i))
+        ):
             break
         if tok.lower() in _PREPS and tok.lower() != "of" and out:
             return None
@@ -525,7 +613,9 @@ def _resolve_pronoun(sentence: str, antecedent: str | None, person: str | None =
 
 def _split_conjunctions(sentence: str) -> list[str]:
     seps = list(_CONJ.finditer(sentence))
-    if not seps or len(seps) > _MAX_CONJUNCTS:
+    if not seps:
+        return _split_commas(sentence)
+    if len(seps) > _MAX_CONJUNCTS:
         return [sentence]
     # A clause joined by "plus", "with", "then", ... stands alone only with a verb of its own.
     weak = [bool(_WEAK_CONJ.search(m.group(0))) for m in seps]
@@ -534,22 +624,37 @@ def _split_conjunctions(sentence: str) -> list[str]:
     # Each output piece: [prefix, start, end] = prefix + sentence[start:end]; merging a part
     # into the previous piece extends its slice, so the original separator is kept.
     out: list[list[Any]] = [["", starts[0], ends[0]]]
+    imperative = _imperative(_main_clause(sentence[starts[0] : ends[0]]))
+    # Whether the last part stood as a clause of its own (not merged as a list item): only
+    # then may a noun-or-verb word open the next one as a verb ("..., stops at the station"
+    # but "cables, batteries and screws for mounting").
+    after_clause = True
     for start, end, is_weak in zip(starts[1:], ends[1:], weak, strict=True):
         part = sentence[start:end]
         prev = out[-1][0] + sentence[out[-1][1] : out[-1][2]]
         words = part.split()
         # "Articles 4 and 7 apply": a list of numbers, not two facts.
         joins_numbers = prev.rstrip()[-1:].isdigit() and part[:1].isdigit()
-        if len(words) < 2 or not _has_verb(prev) or joins_numbers:
+        # "cables, batteries and screws for mounting": the last item of a list of nouns
+        loose = after_clause and not _ends_in_list(prev)
+        lead = (
+            _verb_phrase(words, loose=loose, step=imperative and loose) if len(words) >= 2 else None
+        )
+        after_clause = lead is not None
+        if len(words) < 2 or not (_has_verb(prev) or imperative) or joins_numbers:
             out[-1][2] = end
             continue
-        first = words[0].strip(",").lower()
-        if _is_verb(first) or re.fullmatch(r"[a-z]{3,}ed", first):
+        if lead is not None:
+            # skip "then" / "finally": the claim is the step itself
+            skip = start + len(part) - len(part.split(None, lead)[-1]) if lead else start
+            if imperative:
+                out.append(["", skip, end])
+                continue
             subject = subject_of(out[0][0] + sentence[out[0][1] : out[0][2]])
             if subject is None:
                 out[-1][2] = end
             else:
-                out.append([subject + " ", start, end])
+                out.append([subject + " ", skip, end])
         elif (
             _clause_verb(words)
             if is_weak
@@ -564,7 +669,63 @@ def _split_conjunctions(sentence: str) -> list[str]:
             out.append(["", start, end])
         else:
             out[-1][2] = end
-    return [_finish(prefix + sentence[a:b]) for prefix, a, b in out]
+    pieces = [prefix + sentence[a:b] for prefix, a, b in out]
+    return [_finish(p) for piece in pieces for p in _split_commas(piece)]
+
+
+def _ends_in_list(text: str) -> bool:
+    """The text ends with a comma and a short item with no verb ("cables, batteries")."""
+    if ", " not in text:
+        return False
+    last = text.rsplit(", ", 1)[1].split()
+    return len(last) <= 3 and not any(_reads_as_verb(last, k) for k in range(len(last)))
+
+
+def _main_clause(text: str) -> str:
+    """The main clause of a sentence opened by a subordinate one ("Because X, do Y" -> "Do
+    Y"); the text itself otherwise."""
+    first = text.split(None, 1)[0].lower() if text.split() else ""
+    if first not in _SUBORDINATORS or ", " not in text:
+        return text
+    main = text.split(", ", 1)[1]
+    return main[:1].upper() + main[1:]
+
+
+def _split_commas(piece: str) -> list[str]:
+    """A clause's comma-separated verb phrases, each a claim with the clause's subject
+    ("The plan costs $20 a month, includes 5 seats" -> two), or each a step of instructions
+    ("Back up the database, stop the workers"). A comma before anything else, after a
+    subordinate clause ("Because ..., generate a key") or closing a relative clause
+    ("Octavius, who had vetoed the bill, was attacked") joins."""
+    segments = _BARE_COMMA.split(piece)
+    if len(segments) < 2 or len(segments) > _MAX_CONJUNCTS:
+        return [piece]
+    head = segments.pop(0)
+    if head.split(None, 1)[0].lower() in _SUBORDINATORS:
+        head = head + ", " + segments.pop(0)
+    imperative = _imperative(_main_clause(head))
+    out = [head]
+    clause = imperative or _has_verb(head)
+    subject = None if imperative else subject_of(head)
+    after_clause = True
+    previous = head
+    for seg in segments:
+        words = seg.split()
+        relative = previous.split(None, 1)[0].lower() in _RELATIVES if previous else False
+        lead = None
+        if len(words) >= 2 and clause and not relative:
+            lead = _verb_phrase(words, loose=after_clause, step=imperative and after_clause)
+            verb = words[lead].lower() if lead is not None else ""
+            if re.fullmatch(r"[a-z]{3,}ed", verb) and verb not in _VERBS:
+                lead = None  # "..., funded by X": a participle modifies, it does not assert
+        after_clause = lead is not None
+        previous = seg
+        if lead is None or (subject is None and not imperative):
+            out[-1] = out[-1] + ", " + seg
+            continue
+        step = " ".join(words[lead:])
+        out.append(step if imperative else f"{subject} {step}")
+    return out
 
 
 def _clause_verb(words: list[str]) -> bool:
