@@ -10,6 +10,10 @@ the label allows: binary sources say ``unsupported`` (contradicted *or* not foun
 target is ``{CONTRADICTED, NOT_FOUND}`` and the loss is the log of the summed probability of both.
 ``group`` keeps all pairs of one document on one side of the held-out split.
 
+Also loadable: ``training/written/*.jsonl`` (:func:`load_written`), RAG-shaped pairs written
+for training by this project (three classes, one passage per document, claims reworded as an
+assistant would say them); recipes that name the ``written`` source use them.
+
 Never loaded here: ``dev/`` (measuring only) and HaluEval QA (an evaluation set of the judge).
 """
 
@@ -155,6 +159,31 @@ def load_sources(
     return pairs
 
 
+WRITTEN_DIR = Path(__file__).resolve().parent / "written"
+#: Documents of the written source kept out of training: more than the 6 % of the large
+#: sources, so its held-out figure rests on a few dozen passages, not a handful.
+WRITTEN_HELD_OUT = 0.15
+
+
+def load_written(root: Path = WRITTEN_DIR) -> list[Pair]:
+    """The project's own written pairs (``training/written/*.jsonl``: premise, hypothesis,
+    label, doc), each premise cut into a window as the judge cuts it; grouped by passage."""
+    out: list[Pair] = []
+    for path in sorted(root.glob("*.jsonl")):
+        for row in _rows(path):
+            premise, claim = str(row["premise"]), str(row["hypothesis"])
+            out.append(
+                Pair(
+                    windowed(premise, claim),
+                    claim,
+                    _target(str(row["label"])),
+                    "written",
+                    f"written:{row['doc']}",
+                )
+            )
+    return out
+
+
 def is_held_out(group: str, share: float) -> bool:
     digest = hashlib.sha256(group.encode("utf-8")).digest()
     return int.from_bytes(digest[:4], "big") / 2**32 < share
@@ -162,6 +191,10 @@ def is_held_out(group: str, share: float) -> bool:
 
 def split_held_out(pairs: list[Pair], share: float) -> tuple[list[Pair], list[Pair]]:
     """Deterministic split by document group: no document on both sides."""
-    train = [p for p in pairs if not is_held_out(p.group, share)]
-    held = [p for p in pairs if is_held_out(p.group, share)]
+
+    def held_out(p: Pair) -> bool:
+        return is_held_out(p.group, WRITTEN_HELD_OUT if p.source == "written" else share)
+
+    train = [p for p in pairs if not held_out(p)]
+    held = [p for p in pairs if held_out(p)]
     return train, held

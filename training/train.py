@@ -35,6 +35,7 @@ from training.data import (
     SUPPORTED,
     Pair,
     load_sources,
+    load_written,
     split_held_out,
 )
 from training.negation import negation_twins
@@ -200,7 +201,7 @@ def held_out_report(pairs: list[Pair], probs: np.ndarray) -> dict[str, float]:
     for i, p in enumerate(pairs):
         by_source.setdefault(p.source, []).append(i)
     for source, idx in sorted(by_source.items()):
-        if source.startswith("syn"):
+        if source.startswith(("syn", "written")):
             hits = [int(np.argmax(probs[i])) in pairs[i].target for i in idx]
             report[f"{source}/acc"] = float(np.mean(hits))
         else:
@@ -235,6 +236,9 @@ def build_data(args: argparse.Namespace) -> tuple[list[Pair], list[Pair]]:
     caps = {k: int(v) for k, v in (item.split("=") for item in mix.split(","))}
     twins = negation_pairs(pairs, args.seed) if caps.get("syn_neg_same", 0) > 0 else []
     pairs += synthesize(supported, sentences, rng) + twins
+    # The written pairs only for a recipe that names them (earlier recipes stay as they were).
+    if caps.get("written", 0) > 0:
+        pairs += load_written()
     train, held = split_held_out(pairs, args.held_out)
     # A source the mix leaves out (cap 0) is out of the held-out split too, so a recipe's
     # checkpoint choice and calibration see exactly the data they saw when it was written.
@@ -247,7 +251,8 @@ def build_data(args: argparse.Namespace) -> tuple[list[Pair], list[Pair]]:
         if caps.get(source) == 0:
             continue  # left out: no draw from the shared stream (earlier recipes stay as they were)
         rng.shuffle(items)
-        drawn += items[: caps.get(source, len(items))]
+        repeat = getattr(args, "written_repeat", 1) if source == "written" else 1
+        drawn += items[: caps.get(source, len(items))] * repeat
     rng.shuffle(drawn)
     return drawn, held
 
@@ -261,6 +266,9 @@ def main() -> None:
     ap.add_argument("--held-out", type=float, default=0.06)
     ap.add_argument("--mix", default=DEFAULT_MIX, help="most training pairs per source")
     ap.add_argument("--pairs", type=int, default=10**9, help="at most this many pairs (one pass)")
+    ap.add_argument(
+        "--written-repeat", type=int, default=1, help="times each written training pair is seen"
+    )
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=5e-5)
     ap.add_argument("--warmup", type=float, default=0.06)

@@ -650,7 +650,7 @@ def _split_conjunctions(sentence: str) -> list[str]:
             if imperative:
                 out.append(["", skip, end])
                 continue
-            subject = subject_of(out[0][0] + sentence[out[0][1] : out[0][2]])
+            subject = _split_subject(out[0][0] + sentence[out[0][1] : out[0][2]])
             if subject is None:
                 out[-1][2] = end
             else:
@@ -671,6 +671,18 @@ def _split_conjunctions(sentence: str) -> list[str]:
             out[-1][2] = end
     pieces = [prefix + sentence[a:b] for prefix, a, b in out]
     return [_finish(p) for piece in pieces for p in _split_commas(piece)]
+
+
+def _split_subject(clause: str) -> str | None:
+    """The subject a split-off verb phrase gets: the clause's subject, or its leading pronoun
+    ("It does not cause drowsiness and should be taken daily": each part is resolved later)."""
+    subject = subject_of(clause)
+    if subject is not None:
+        return subject
+    words = clause.split()
+    if len(words) >= 2 and words[0].lower() in {"it", "they", "he", "she"}:
+        return words[0] if _reads_as_verb(words, 1) else None
+    return None
 
 
 def _ends_in_list(text: str) -> bool:
@@ -706,7 +718,7 @@ def _split_commas(piece: str) -> list[str]:
     imperative = _imperative(_main_clause(head))
     out = [head]
     clause = imperative or _has_verb(head)
-    subject = None if imperative else subject_of(head)
+    subject = None if imperative else _split_subject(head)
     after_clause = True
     previous = head
     for seg in segments:
