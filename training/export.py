@@ -68,9 +68,17 @@ def export_fp32(checkpoint: Path, path: Path) -> None:
 
 
 def quantize(fp32: Path, int8: Path) -> None:
+    """Dynamic per-channel quantisation with *unsigned* 8-bit weights (U8U8).
+
+    Signed weights (U8S8, the default) run on x86 CPUs without VNNI through VPMADDUBSW, whose
+    16-bit intermediate sums saturate: measured on an AVX2 machine here, the U8S8 copy of one
+    checkpoint agreed with its fp32 model on 0.631 of held-out written pairs (0.939 with U8U8),
+    and the same file answered differently on machines with and without VNNI. U8U8 has no
+    such path, so the file gives the same answers on every x86 CPU.
+    """
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True)
+    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QUInt8, per_channel=True)
 
 
 def fit_temperature(logits: np.ndarray, pairs: list[Pair]) -> float:
