@@ -45,7 +45,7 @@ __all__ = [
 SUPPORTED, CONTRADICTED, NOT_FOUND = 0, 1, 2
 VERIFIER_DIR = Path(__file__).resolve().parent / "verifier_model"
 #: sha256 of the shipped ``verifier-int8.onnx``; changes with every retrained model.
-VERIFIER_SHA256 = "eabaafa28fdbd35d0a92327c48ab3cd9742140a261773ec3bd828ae49b751559"
+VERIFIER_SHA256 = "bd99e6fb6edec4cb03b8e86992a35955db21edbf08d554af40ace3a80a14627a"
 
 FloatArray = npt.NDArray[np.float32]
 
