@@ -434,18 +434,21 @@ LIGHT_WORDS = frozenset(
 
 
 @lru_cache(maxsize=65536)
+def _lemmas(word: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each part of speech a word can have and its lemmas there (lemminflect's lexicon)."""
+    from lemminflect import getAllLemmas
+
+    return tuple((pos, tuple(lemmas)) for pos, lemmas in getAllLemmas(word).items())
+
+
 def _lexicon(word: str) -> frozenset[str]:
-    """The parts of speech a word can have (lemminflect's English lexicon)."""
-    from lemminflect import getAllLemmas
-
-    return frozenset(getAllLemmas(word))
+    """The parts of speech a word can have."""
+    return frozenset(pos for pos, _ in _lemmas(word))
 
 
-@lru_cache(maxsize=65536)
 def _verb_lemmas(word: str) -> tuple[str, ...]:
-    from lemminflect import getAllLemmas
-
-    return tuple(getAllLemmas(word).get("VERB", ()))
+    """The word's lemmas as a verb (empty when it cannot be one)."""
+    return next((lemmas for pos, lemmas in _lemmas(word) if pos == "VERB"), ())
 
 
 def _reads_as_verb(
