@@ -125,15 +125,15 @@ def test_dev_pairs_from_other_domains(pairs: ModuleType, name: str, metric: str,
     assert figures[metric] >= globals()[bar]
 
 
-# Measured for the shipped model (v1 weights quantised U8U8, calibration c4, the claim splitting
-# of 2026-12-01; see docs/verifier.md, Session 7); bars a little below.
-HELDOUT2_CLAIM_ACCURACY = 0.53  # measured 0.574 (U8S8: 0.585; rules judge r5: 0.309)
+# Measured for the shipped model (v1 weights quantised U8U8, calibration c5: the aligned swap
+# and comparison bounds of 2026-12-02; see docs/verifier.md, Session 8); bars a little below.
+HELDOUT2_CLAIM_ACCURACY = 0.56  # measured 0.596 (c4: 0.574; rules judge r5: 0.309)
 HELDOUT2_FALSE_CONTRADICTIONS = 0
-HELDOUT3_CLAIM_ACCURACY = 0.51  # measured 0.557 (U8S8: 0.575; r5: 0.377)
-HELDOUT3_FALSE_CONTRADICTIONS = 2  # measured 1 of 108 true claims (U8S8: 2; r5: 11)
-PARAPHRASE_SUPPORTED_SHARE = 0.80  # measured 0.847 (U8S8: 0.861; r5: 0.496, and 8 contradicted)
+HELDOUT3_CLAIM_ACCURACY = 0.51  # measured 0.557 (c4: 0.557; r5: 0.377)
+HELDOUT3_FALSE_CONTRADICTIONS = 2  # measured 2 of 108 true claims (c4: 1; r5: 11)
+PARAPHRASE_SUPPORTED_SHARE = 0.80  # measured 0.854 (c4: 0.847; r5: 0.496, and 8 contradicted)
 REFUSAL_BALANCED_ACCURACY = 0.80  # measured 0.850 (shared refusal detector)
 REFUSAL_RECALL = 0.88  # measured 0.923
-SICK_3WAY = 0.42  # measured 0.460 on the 300-pair sample (U8S8: 0.457; r4: 0.787)
-CLIMATE_AUROC = 0.54  # measured 0.586 (U8S8: 0.587; r4: 0.540)
-SUMMEDITS_BALANCED = 0.60  # measured 0.638 (U8S8: 0.625; r4: 0.509)
+SICK_3WAY = 0.49  # measured 0.537 on the 300-pair sample (c4: 0.460; r4: 0.787)
+CLIMATE_AUROC = 0.54  # measured 0.583 (c4: 0.586; r4: 0.540)
+SUMMEDITS_BALANCED = 0.61  # measured 0.651 (c4: 0.638; r4: 0.509)

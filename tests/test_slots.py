@@ -615,3 +615,69 @@ def test_value_conflicts_are_data_beside_the_messages() -> None:
     )
     assert agree.conflicts == []
     assert agree.value_conflicts == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # a value on the side a comparison bound allows is no rival of the bound
+        (
+            "An order placed at 4 p.m. ships on the next business day.",
+            "Orders placed after 2 p.m. ship the next business day.",
+        ),
+        ("The company has 120 employees.", "The company has more than 100 employees."),
+        ("An order of $80 ships free.", "Orders over $50 ship free."),
+        (
+            "A child of 9 travels at the reduced fare.",
+            "Children under 12 travel at the reduced fare.",
+        ),
+    ],
+)
+def test_a_value_within_a_comparison_bound_is_no_conflict(claim: str, evidence: str) -> None:
+    assert _conflicts(claim, evidence) == []
+    check = compare_slots(parse_slots(claim), parse_slots(evidence), evidence)
+    assert check.within  # consistent with the bound ...
+    assert not check.agreed  # ... not stated
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # outside the bound
+        ("The company has 80 employees.", "The company has more than 100 employees."),
+        (
+            "A child of 14 travels at the reduced fare.",
+            "Children under 12 travel at the reduced fare.",
+        ),
+        # two bounds are two limits
+        ("Orders over $30 ship free.", "Orders over $50 ship free."),
+        # limits a policy states are values, not comparison bounds
+        ("Returns are accepted for 30 days.", "Returns are accepted within 45 days."),
+        # a bound on a time before something reads the other way round: no bound is read
+        (
+            "Cancelling at least 24 hours before arrival is free.",
+            "Cancelling at least 48 hours before arrival is free.",
+        ),
+        # "no more than 8" is a limit, not "more than 8"
+        ("You may take 10 tablets a day.", "Take no more than 8 tablets a day."),
+    ],
+)
+def test_a_value_outside_a_bound_or_against_a_limit_still_disagrees(
+    claim: str, evidence: str
+) -> None:
+    conflicts = _conflicts(claim, evidence)
+    assert conflicts, claim
+    assert conflicts[0].startswith("number"), conflicts
+
+
+def test_bounds_are_read_before_the_value() -> None:
+    def bound(text: str) -> str:
+        [q] = parse_slots(text).quantities
+        return q.bound
+
+    assert bound("Orders placed after 2 p.m. ship tomorrow.") == "lower"
+    assert bound("It weighs less than 5 kg.") == "upper"
+    assert bound("It weighs no more than 5 kg.") == ""
+    assert bound("Refunds are issued within 14 days.") == ""
+    assert bound("Cancel more than 48 hours before arrival.") == ""
+    assert bound("It weighs 5 kg.") == ""

@@ -290,6 +290,9 @@ class Quantity:
     scope: frozenset[str] = frozenset()
     #: Stated in parentheses ("€24 a month (€29 if billed monthly)"): an aside.
     aside: bool = False
+    #: A comparison bound, not a value: "lower" ("after 2 p.m.", "more than 100", "over
+    #: 60 °C"), "upper" ("before noon", "less than 5 %", "under 18"), "" otherwise.
+    bound: str = ""
 
     def overlaps(self, other: Quantity) -> bool:
         lo, hi = self.value, self.high
@@ -351,6 +354,9 @@ class SlotCheck:
     values_matched: int = 0  # numbers, dates and years that agree
     missing: list[str] = field(default_factory=list)
     agreed: list[str] = field(default_factory=list)  # claim values this evidence states
+    #: claim values on the side of a comparison bound this evidence states ("4 p.m." against
+    #: "after 2 p.m."): consistent with it, though not stated
+    within: list[str] = field(default_factory=list)
 
 
 def _to_number(text: str) -> float | None:
@@ -488,7 +494,12 @@ def _parse_quantities(
         raw_span = (min(raw), max(raw))
         scope = _scope(masked, m.start())
         aside = masked.count("(", 0, m.start()) > masked.count(")", 0, m.start())
-        out.append(Quantity(lo, hi, kind, text_q, raw_span, context, scope=scope, aside=aside))
+        bound = ""
+        if b is None and not _RELATIVE_AFTER.match(masked[max(ends) :]):
+            bound = _bound_before(masked[max(0, m.start() - 40) : m.start()])
+        out.append(
+            Quantity(lo, hi, kind, text_q, raw_span, context, scope=scope, aside=aside, bound=bound)
+        )
     out.extend(_proportions(masked))
     return tuple(out), frozenset(years), tuple(dates)
 
@@ -555,6 +566,55 @@ def _fractions_as_digits(text: str) -> str:
         last = end
     pieces.append(text[last:])
     return "".join(pieces)
+
+
+# The words before a value that make it a comparison bound ("no more than" before "more
+# than"). Limits a policy states ("within 30 days", "up to $500", "at least 18") are not among
+# them: "returns are accepted for 30 days" contradicts "within 45 days".
+_BOUND_WORDS = (
+    ("no more than", ""), ("not more than", ""), ("no less than", ""), ("not less than", ""),
+    ("no fewer than", ""), ("no later than", ""), ("no earlier than", ""),
+    ("more than", "lower"), ("greater than", "lower"), ("later than", "lower"),
+    ("less than", "upper"), ("fewer than", "upper"), ("earlier than", "upper"),
+    ("after", "lower"), ("over", "lower"), ("above", "lower"), ("beyond", "lower"),
+    ("exceeding", "lower"), ("before", "upper"), ("under", "upper"), ("below", "upper"),
+)  # fmt: skip
+# "up to 48 hours before arrival": a bound on a time before or after something reads the other
+# way round (cancelling 24 hours before is later than 48 hours before): no bound is read.
+_RELATIVE_AFTER = re.compile(
+    r"\s*(?:before|prior|ahead|in advance|earlier|later|after|ago|beforehand)\b", re.I
+)
+
+
+def _bound_before(before: str) -> str:
+    """ "lower" / "upper" when the words just before a value make it a bound, else ""."""
+    tail = " " + " ".join(re.findall(r"[a-z]+", before.lower())[-3:])
+    for words, side in _BOUND_WORDS:
+        if tail.endswith(" " + words):
+            return side
+    return ""
+
+
+def _within_bound(value: Quantity, bound: Quantity) -> bool:
+    """``value`` lies on the side ``bound`` allows ("4 p.m." and "after 2 p.m.")."""
+    if bound.bound == "lower":
+        return value.value >= bound.value
+    if bound.bound == "upper":
+        return value.high <= bound.high
+    return False
+
+
+def _bounds_compatible(q: Quantity, e: Quantity) -> bool:
+    """Two values that are no contradiction because one is a comparison bound the other keeps
+    ("4 p.m." against "after 2 p.m.", "120 employees" against "more than 100"). Two bounds
+    state two limits: "over 30" against "over 50" still disagree."""
+    if q.bound and e.bound:
+        return False
+    if e.bound:
+        return _within_bound(q, e)
+    if q.bound:
+        return _within_bound(e, q)
+    return False
 
 
 def _count(word: str) -> float:
@@ -978,7 +1038,10 @@ def compare_slots(
                 _agree(q, e) and len(e.context & q.context) > len(rival.context & q.context)
                 for e in (context.quantities if context is not None else ())
             )
-            if rival is not None and not in_passage:
+            if rival is not None and _bounds_compatible(q, rival):
+                check.missing.append(q.text)  # within the bound: neither agreement nor rival
+                check.within.append(q.text)
+            elif rival is not None and not in_passage:
                 check.conflicts.append(f"number mismatch: {q.text} vs {rival.text}")
                 check.value_conflicts.append(ValueConflict("number", q.text, rival.text))
             else:

@@ -50,6 +50,8 @@ FEATURES = (
     "value_conflict_alone",
     "restated_supported",
     "restated_gain",
+    "swap_supported",
+    "swap_gain",
     "rules_supported",
     "rules_strength",
     "rules_contradicted",
@@ -77,6 +79,10 @@ class ClaimFeatures:
     restated_supported: float = 0.0
     #: How much more the window supports the restated claim than the claim itself (-1..1).
     restated_gain: float = 0.0
+    #: The same two for the aligned swap (:mod:`groundwatch.judges.swap`): the claim with the
+    #: one differing span of its evidence sentence put back (0 without such a span).
+    swap_supported: float = 0.0
+    swap_gain: float = 0.0
     #: The rules judge's verdict on the same claim ("supported", "contradicted", "not_found";
     #: "" when it was not asked) and its strength of support in [0, 1].
     rules_verdict: str = ""
@@ -101,6 +107,8 @@ class ClaimFeatures:
             "value_conflict_alone": float(self.value_conflict and not self.value_agreed),
             "restated_supported": self.restated_supported,
             "restated_gain": self.restated_gain,
+            "swap_supported": self.swap_supported,
+            "swap_gain": self.swap_gain,
             "rules_supported": float(self.rules_verdict == "supported"),
             "rules_strength": self.rules_strength,
             "rules_contradicted": float(

@@ -61,6 +61,7 @@ from groundwatch.judges.embedded import (
 from groundwatch.judges.embedding import Embedder
 from groundwatch.judges.evidence_window import evidence_window
 from groundwatch.judges.slots import ValueConflict, compare_slots, parse_slots
+from groundwatch.judges.swap import aligned_swap
 from groundwatch.judges.verdict import ClaimFeatures, VerdictModel
 from groundwatch.judges.verifier import (
     CONTRADICTED,
@@ -116,6 +117,9 @@ class VerifiedJudge(EmbeddedJudge):
         self._reads_rules = any(f.startswith("rules_") for f in self._verdicts.features)
         # A value conflict is read again with the evidence's value only for a model that uses it.
         self._reads_restated = any(f.startswith("restated_") for f in self._verdicts.features)
+        # A claim one word away from its evidence sentence is read again with that word put
+        # back (the aligned swap), only for a model that uses it.
+        self._reads_swap = any(f.startswith("swap_") for f in self._verdicts.features)
         #: How claims were decided: "verbatim" (cascade, no model) or "model".
         self.stats: Counter[str] = Counter()
 
@@ -186,14 +190,17 @@ class VerifiedJudge(EmbeddedJudge):
         pairs: list[tuple[str, str]] = []
         for a in aligned:
             pairs += [(window, a.claim) for _, window in a.windows]
-            if a.restated is not None and a.windows:
-                # the minimal pair: the same window read with either value
-                pairs += [a.restated, (a.restated[0], a.claim)]
+            for minimal in (a.restated, a.swap):
+                if minimal is not None and a.windows:
+                    # the minimal pair: the same window read with either value / word
+                    pairs += [minimal, (minimal[0], a.claim)]
         probs = self._verifier.predict(pairs) if pairs else np.zeros((0, 3), dtype=np.float32)
         out: list[npt.NDArray[np.float32]] = []
         k = 0
         for a in aligned:
-            n = len(a.windows) + (2 if a.restated is not None and a.windows else 0)
+            n = len(a.windows)
+            if a.windows:
+                n += 2 * ((a.restated is not None) + (a.swap is not None))
             out.append(probs[k : k + n])
             k += n
         return out
@@ -256,8 +263,16 @@ class VerifiedJudge(EmbeddedJudge):
                 out.conflict = (i, values[0])
                 if self._reads_restated:
                     out.restated = _restated(claim, check.value_conflicts, prep, i)
-            if c >= _CONTRA_COS and check.values_matched:
+            if c >= _CONTRA_COS and (check.values_matched or check.within):
+                # the claim's value is stated, or kept within a bound, in a sentence about
+                # the same thing: a disagreeing value elsewhere is likely another case
                 out.value_agreed = True
+            if self._reads_swap and about_same and out.swap is None and not values:
+                swap = aligned_swap(claim, sent.text)
+                if swap is not None:
+                    out.swap = _sentence_window(prep, i, swap.restated), swap.restated
+        if out.restated is not None:
+            out.swap = None  # a value conflict has its own minimal pair
         if out.verbatim and out.conflict is None:
             return out  # the cascade decides: no window, no model call
         if self._reads_rules:
@@ -301,11 +316,16 @@ class VerifiedJudge(EmbeddedJudge):
         if not al.windows:
             return ClaimJudgement(claim, "not_found", 1.0, None, al.reason or "no evidence")
         self.stats["model"] += 1
-        restated_supported = restated_gain = 0.0
+        restated_supported = restated_gain = swap_supported = swap_gain = 0.0
+        k = len(al.windows)
         if al.restated is not None:
-            restated_supported = float(probs[len(al.windows), SUPPORTED])
-            restated_gain = restated_supported - float(probs[len(al.windows) + 1, SUPPORTED])
-            probs = probs[: len(al.windows)]
+            restated_supported = float(probs[k, SUPPORTED])
+            restated_gain = restated_supported - float(probs[k + 1, SUPPORTED])
+            k += 2
+        if al.swap is not None:
+            swap_supported = float(probs[k, SUPPORTED])
+            swap_gain = swap_supported - float(probs[k + 1, SUPPORTED])
+        probs = probs[: len(al.windows)]
         sup_w = int(np.argmax(probs[:, SUPPORTED]))
         con_w = int(np.argmax(probs[:, CONTRADICTED]))
         features = ClaimFeatures(
@@ -318,6 +338,8 @@ class VerifiedJudge(EmbeddedJudge):
             value_agreed=al.value_agreed,
             restated_supported=restated_supported,
             restated_gain=restated_gain,
+            swap_supported=swap_supported,
+            swap_gain=swap_gain,
             rules_verdict=al.rules.verdict if al.rules is not None else "",
             rules_strength=_rules_strength(al.rules),
             rules_negation=al.rules is not None
@@ -359,6 +381,9 @@ class _Alignment:
     #: verifier finds that restatement supported, the evidence says the same thing with another
     #: value, which is what a contradiction is; when not, the value is about something else.
     restated: tuple[str, str] | None = None
+    #: (evidence window, the claim with the one differing span of its evidence sentence put
+    #: back: :mod:`groundwatch.judges.swap`): the same reading for words other than values.
+    swap: tuple[str, str] | None = None
     verbatim: bool = False
     absent: list[str] = field(default_factory=list)  # names found in no passage
     loose: ClaimJudgement | None = None
@@ -403,12 +428,17 @@ def _restated(
         if m is None:
             continue
         restated = claim[: m.start()] + c.evidence_text + claim[m.end() :]
-        ctx = prep.sentences[sentence].ctx
-        idxs = prep.passages[ctx].sentences
-        texts = [prep.sentences[i].text for i in idxs]
-        scores = [1.0 if i == sentence else 0.0 for i in idxs]
-        return evidence_window(texts, restated, scores=scores), restated
+        return _sentence_window(prep, sentence, restated), restated
     return None
+
+
+def _sentence_window(prep: _Prepared, sentence: int, claim: str) -> str:
+    """The evidence window around one passage sentence (the same cut as in training)."""
+    ctx = prep.sentences[sentence].ctx
+    idxs = prep.passages[ctx].sentences
+    texts = [prep.sentences[i].text for i in idxs]
+    scores = [1.0 if i == sentence else 0.0 for i in idxs]
+    return evidence_window(texts, claim, scores=scores)
 
 
 _NORM = re.compile(r"[^a-z0-9]+")
