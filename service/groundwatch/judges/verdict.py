@@ -15,6 +15,9 @@ verifier's reading of the minimal pair: that sentence's window against the claim
 the evidence's value, and against the claim as said (``restated_supported``, ``restated_gain``).
 A contradiction is the evidence saying the same thing with another value; a value about
 something else leaves the restated claim unsupported too.
+The aligned swap (``swap_supported``, ``swap_gain``; :mod:`groundwatch.judges.swap`) is the
+same reading for any other word: the claim with the one span where it differs from its evidence
+sentence put back as the evidence says it.
 A multinomial logistic model over them is fitted on held-out labelled pairs
 (``training/calibrate.py``, never on ``dev/``), and the thresholds are chosen there: first the
 *contradicted* threshold, for precision, then the supported one. Hand-set weights do not appear

@@ -22,7 +22,8 @@ value slots (numbers, units, dates, years; :mod:`groundwatch.judges.slots`) of t
 clearly about the same thing are features beside it; a disagreeing value is read again as a
 minimal pair (the claim restated with the evidence's value, and the claim, on that sentence's
 window), so the verifier's support scores, its strong side, tell a contradiction from a value
-about something else. The verdict comes from the calibrated
+about something else; a claim one short span of words away from such a sentence is read the same
+way with the evidence's span put back (the aligned swap, :mod:`groundwatch.judges.swap`). The verdict comes from the calibrated
 model of :mod:`groundwatch.judges.verdict`; negation, modality and comparative rules no longer
 decide anything alone.
 
