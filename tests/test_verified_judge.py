@@ -454,3 +454,66 @@ def test_a_value_conflict_is_read_again_with_the_evidence_value(
     _judge_one(EmbeddedJudge(embedder, verifier=reader, verdicts=verdicts), trace)
     assert "Annual plans can be refunded within 30 days." not in [c for _, c in reader.seen]
     assert verdicts.seen[0].restated_supported == 0.0
+
+
+class _FeatureSpy:
+    """A verdict model that records the features it is asked about (the shipped one decides)."""
+
+    def __init__(self) -> None:
+        from groundwatch.judges.verdict import VerdictModel
+
+        self.inner = VerdictModel.shipped()
+        self.features = self.inner.features
+        self.version = self.inner.version
+        self.seen: list[object] = []
+
+    def decide(self, features: object) -> object:
+        self.seen.append(features)
+        return self.inner.decide(features)  # type: ignore[arg-type]
+
+
+def _swap_features(embedder: CachedEmbedder) -> tuple[object, TraceJudgement]:
+    spy = _FeatureSpy()
+    assert "swap_gain" in spy.features
+    judge = EmbeddedJudge(embedder, verdicts=spy)  # type: ignore[arg-type]
+    trace = _trace(
+        "Is the Harbour Street branch open on Saturdays?",
+        ["Branch hours. The Harbour Street branch is closed on Saturdays and public holidays."],
+        "The Harbour Street branch is open on Saturdays.",
+    )
+    [judgement] = judge.judge_batch([trace])
+    [features] = spy.seen
+    return features, judgement
+
+
+def test_the_shipped_calibration_reads_the_aligned_swap(embedder: CachedEmbedder) -> None:
+    """A claim one word away from its evidence sentence is read again with the evidence's word
+    put back (the aligned swap): the verifier is asked about the restated claim."""
+    features, _ = _swap_features(embedder)
+    assert features.swap_supported > 0.0  # type: ignore[attr-defined]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="verifier v1 reads 'closed on Saturdays' as contradicted by 'closed on Saturdays and "
+    "public holidays' (P(contradicted) 0.63), so the swap gains nothing and 'open on Saturdays' "
+    "comes out supported: entailment by deletion (docs/verifier.md, known limits)",
+)
+def test_the_restated_claim_is_more_supported_than_the_swapped_one(
+    embedder: CachedEmbedder,
+) -> None:
+    features, judgement = _swap_features(embedder)
+    assert features.swap_gain > 0.0  # type: ignore[attr-defined]
+    assert judgement.claims[0].verdict != "supported"
+
+
+def test_no_swap_for_a_claim_that_differs_in_several_places(embedder: CachedEmbedder) -> None:
+    spy = _FeatureSpy()
+    judge = EmbeddedJudge(embedder, verdicts=spy)  # type: ignore[arg-type]
+    trace = _trace(
+        "Can I buy tickets online?",
+        ["Tickets. Tickets can be purchased online or at the box office until noon."],
+        "You are able to get your tickets on the website.",
+    )
+    judge.judge_batch([trace])
+    assert all(f.swap_supported == 0.0 for f in spy.seen)  # type: ignore[attr-defined]
