@@ -22,10 +22,10 @@ value slots (numbers, units, dates, years; :mod:`groundwatch.judges.slots`) of t
 clearly about the same thing are features beside it; a disagreeing value is read again as a
 minimal pair (the claim restated with the evidence's value, and the claim, on that sentence's
 window), so the verifier's support scores, its strong side, tell a contradiction from a value
-about something else; a claim one short span of words away from such a sentence is read the same
-way with the evidence's span put back (the aligned swap, :mod:`groundwatch.judges.swap`). The verdict comes from the calibrated
-model of :mod:`groundwatch.judges.verdict`; negation, modality and comparative rules no longer
-decide anything alone.
+about something else; a claim one short span of words away from such a sentence is read the
+same way with the evidence's span put back (the aligned swap, :mod:`groundwatch.judges.swap`).
+The verdict comes from the calibrated model of :mod:`groundwatch.judges.verdict`; negation,
+modality and comparative rules no longer decide anything alone.
 
 A cascade skips the model for certain cases: a claim that is a passage's own words (4+ words,
 verbatim after normalisation) is supported; a claim naming something (a capitalised name) that
@@ -251,6 +251,7 @@ class VerifiedJudge(EmbeddedJudge):
         scored.sort(reverse=True)
         align, best, out.cosine, out.coverage = scored[0]
         out.best_sentence = best
+        swap: tuple[int, str] | None = None  # (sentence, the claim with its span put back)
         # Code-checked values (numbers, units, dates, years) of the sentences clearly about
         # the same thing: features beside the verifier, never a verdict alone.
         for _, i, c, cov in scored[:_CANDIDATES]:
@@ -268,14 +269,13 @@ class VerifiedJudge(EmbeddedJudge):
                 # the claim's value is stated, or kept within a bound, in a sentence about
                 # the same thing: a disagreeing value elsewhere is likely another case
                 out.value_agreed = True
-            if self._reads_swap and about_same and out.swap is None and not values:
-                swap = aligned_swap(claim, sent.text)
-                if swap is not None:
-                    out.swap = _sentence_window(prep, i, swap.restated), swap.restated
-        if out.restated is not None:
-            out.swap = None  # a value conflict has its own minimal pair
+            if self._reads_swap and about_same and swap is None and not values:
+                found = aligned_swap(claim, sent.text)
+                swap = (i, found.restated) if found is not None else None
         if out.verbatim and out.conflict is None:
             return out  # the cascade decides: no window, no model call
+        if swap is not None and out.restated is None:  # a value conflict has its own pair
+            out.swap = _sentence_window(prep, swap[0], swap[1]), swap[1]
         if self._reads_rules:
             # The rules judge's reading of the same claim: features beside the verifier.
             out.rules = self._judge_claim(claim, claim_vec, prep, sent_vecs, allowed=allowed)
