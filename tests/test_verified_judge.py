@@ -335,7 +335,9 @@ def test_one_verifier_call_per_trace_and_verbatim_skips_it(embedder: CachedEmbed
     assert judge.stats["model"] == 1
     assert result.claims[0].verdict == "supported"
     assert result.claims[0].reason == "verbatim"
-    assert counting.pairs <= 2  # at most one window per passage for the one modelled claim
+    # for the one modelled claim: at most one window per passage, and its two best-aligned
+    # sentences read alone
+    assert counting.pairs <= 4
 
 
 def test_slot_rules_alone_never_contradict(embedder: CachedEmbedder) -> None:
@@ -430,7 +432,8 @@ def test_a_value_conflict_is_read_again_with_the_evidence_value(
     _judge_one(EmbeddedJudge(embedder, verifier=reader, verdicts=verdicts), trace)
     claims = [c for _, c in reader.seen]
     assert "Annual plans can be refunded within 30 days." in claims
-    assert claims.count("Annual plans can be refunded within 90 days.") == 2  # windows + pair
+    # the window, the minimal pair, and the passage's two sentences read alone
+    assert claims.count("Annual plans can be refunded within 90 days.") == 4
     [seen] = verdicts.seen
     assert seen.value_conflict
     assert seen.restated_supported == pytest.approx(0.9, abs=1e-6)
@@ -517,3 +520,76 @@ def test_no_swap_for_a_claim_that_differs_in_several_places(embedder: CachedEmbe
     )
     judge.judge_batch([trace])
     assert all(f.swap_supported == 0.0 for f in spy.seen)  # type: ignore[attr-defined]
+
+
+def test_the_best_aligned_sentences_are_read_alone(embedder: CachedEmbedder) -> None:
+    """A verdict model that reads ``sentence_*`` gets the verifier's reading of the claim against
+    its best-aligned sentences alone (no neighbours, no heading); one that does not costs no
+    extra pairs."""
+    from groundwatch.judges.verdict import FEATURES, ClaimFeatures, Decision, VerdictModel
+
+    class Recording(VerdictModel):
+        def __init__(self, names: tuple[str, ...]) -> None:
+            super().__init__(np.zeros((3, len(names))), np.zeros(3), 0.9, 0.5, features=names)
+            self.seen: list[ClaimFeatures] = []
+
+        def decide(self, features: ClaimFeatures) -> Decision:
+            self.seen.append(features)
+            return super().decide(features)
+
+    sentence = "Annual plans can be refunded within 30 days of purchase."
+    passage = f"Refunds. {sentence} Monthly plans renew on the first day of each month."
+
+    class SentenceReader(CountingVerifier):
+        """Contradicted by the sentence read alone, unsure about anything longer."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.premises: list[str] = []
+
+        def predict(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float32]:
+            self.premises += [p for p, _ in pairs]
+            rows = [[0.1, 0.8, 0.1] if p == sentence else [0.4, 0.2, 0.4] for p, _ in pairs]
+            return np.array(rows, dtype=np.float32)
+
+    trace = _trace("Refund window?", [passage], "Annual plans cannot be refunded.")
+    reader, verdicts = SentenceReader(), Recording(FEATURES)
+    _judge_one(EmbeddedJudge(embedder, verifier=reader, verdicts=verdicts), trace)
+    assert sentence in reader.premises
+    [seen] = verdicts.seen
+    assert seen.sentence_contradicted == pytest.approx(0.8, abs=1e-6)
+    assert seen.p_contradicted == pytest.approx(0.2, abs=1e-6)  # the window read as before
+
+    names = tuple(f for f in FEATURES if not f.startswith("sentence_"))
+    reader, verdicts = SentenceReader(), Recording(names)
+    _judge_one(EmbeddedJudge(embedder, verifier=reader, verdicts=verdicts), trace)
+    assert sentence not in reader.premises
+    assert verdicts.seen[0].sentence_contradicted == 0.0
+
+
+def test_no_window_for_a_passage_aligned_far_below_the_best(embedder: CachedEmbedder) -> None:
+    """A passage about something else gets no evidence window (it seldom holds the evidence and
+    costs a verifier pair per claim); a second passage about the same thing still does."""
+
+    class Premises(CountingVerifier):
+        def __init__(self) -> None:
+            super().__init__()
+            self.premises: list[str] = []
+
+        def predict(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float32]:
+            self.premises += [p for p, _ in pairs]
+            return super().predict(pairs)
+
+    refunds = "Refunds. Annual plans can be refunded within 30 days of purchase."
+    refunds_too = "Billing FAQ. A refund of an annual plan is possible for 30 days after buying it."
+    parking = "Parking. Visitors may park in the north garage on weekdays after 6 p.m."
+    trace = _trace(
+        "Refund window?",
+        [parking, refunds, refunds_too],
+        "Annual plans are refundable for 30 days.",
+    )
+    reader = Premises()
+    _judge_one(EmbeddedJudge(embedder, verifier=reader), trace)
+    assert not any("garage" in p for p in reader.premises)
+    assert any("Billing FAQ" in p for p in reader.premises)
+    assert any("Refunds." in p for p in reader.premises)

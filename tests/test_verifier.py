@@ -177,3 +177,17 @@ def test_value_conflict_feature_raises_contradiction() -> None:
     base = ClaimFeatures(0.3, 0.4, 0.3, 0.9, 0.9, value_conflict=False, value_agreed=False)
     conflict = ClaimFeatures(0.3, 0.4, 0.3, 0.9, 0.9, value_conflict=True, value_agreed=False)
     assert model.probabilities(conflict)[CONTRADICTED] > model.probabilities(base)[CONTRADICTED]
+
+
+def test_a_pair_scores_the_same_alone_and_beside_others() -> None:
+    """The int8 model quantises activations per call: a pair's score must not depend on which
+    other pairs (of other lengths) share its call."""
+    verifier = shipped_verifier()
+    pair = ("Annual plans can be refunded within 30 days of purchase.", "Refunds take 30 days.")
+    others = [
+        ("Monthly plans renew on the first day of each month. " * 6, "Plans renew monthly."),
+        ("The office is closed on public holidays.", "The office opens on holidays."),
+    ]
+    alone = verifier.predict([pair])[0]
+    beside = verifier.predict([others[0], pair, others[1]])[1]
+    assert np.array_equal(alone, beside)

@@ -229,12 +229,12 @@ def main() -> None:
     ap.add_argument(
         "--features",
         default=",".join(f for f in FEATURES if not f.startswith("rules_")),
-        help="the features the verdict model reads (default: the shipped c5 set, no rules_*)",
+        help="the features the verdict model reads (default: the shipped c6 set, no rules_*)",
     )
     # The labelled RAG traces are what the judge meets in production; the held-out pairs are
     # NLI-shaped. At 10x the 149 trace claims weigh about as much as the 1,330 pairs (c4).
     ap.add_argument("--cases-weight", type=int, default=10, help="weight of a labelled-trace claim")
-    ap.add_argument("--version", default="c5", help="the calibration's name in metric_version")
+    ap.add_argument("--version", default="c6", help="the calibration's name in metric_version")
     ap.add_argument(
         "--reuse",
         action="store_true",

@@ -169,6 +169,49 @@ def set_loss(logits: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
     return -(torch.logsumexp(logp.masked_fill(~allowed, -1e9), dim=-1)).mean()
 
 
+def twin_loss(logits: torch.Tensor, batch: list[Pair], margin: float) -> torch.Tensor:
+    """Ranking within a document: a supported claim's log P(supported) above that of an
+    unsupported claim of the same document (same ``group``) by ``margin``, for every such twin
+    in the batch (0 when there is none). It teaches what a near-topic wrong claim lacks, against
+    its own right twin, instead of against other documents' claims."""
+    logp_sup = torch.log_softmax(logits, dim=-1)[:, SUPPORTED]
+    terms = []
+    for i, a in enumerate(batch):
+        if a.target != frozenset({SUPPORTED}):
+            continue
+        for j, b in enumerate(batch):
+            if b.group == a.group and SUPPORTED not in b.target:
+                terms.append(torch.nn.functional.softplus(margin - (logp_sup[i] - logp_sup[j])))
+    if not terms:
+        return logits.sum() * 0.0
+    return torch.stack(terms).mean()
+
+
+def grouped_batches(train: list[Pair], batch: int, rng: random.Random) -> list[list[int]]:
+    """Batches that keep a document's pairs together (so twins meet in one batch): documents
+    in shuffled order, chunks of about 50 batches sorted by premise length, then the batches
+    shuffled."""
+    by_group: dict[str, list[int]] = {}
+    for i, p in enumerate(train):
+        by_group.setdefault(p.group, []).append(i)
+    groups = list(by_group.values())
+    rng.shuffle(groups)
+    out: list[list[int]] = []
+    chunk: list[list[int]] = []
+    size = 0
+    for g in [*groups, []]:
+        if g:
+            chunk.append(g[:batch])  # a huge group (many claims of one page) is capped
+            size += len(chunk[-1])
+        if size >= batch * 50 or (not g and chunk):
+            chunk.sort(key=lambda items: len(train[items[0]].premise))
+            flat = [i for items in chunk for i in items]
+            out += [flat[k : k + batch] for k in range(0, len(flat), batch)]
+            chunk, size = [], 0
+    rng.shuffle(out)
+    return out
+
+
 def predict(
     model: CrossEncoder, tok: Tokenizer, pairs: list[Pair], device: torch.device, bs: int = 64
 ) -> np.ndarray:
@@ -282,6 +325,16 @@ def main() -> None:
     ap.add_argument("--resume", default="", help="start from these weights (a best.pt)")
     ap.add_argument("--order-seed", type=int, default=0, help="reshuffle pairs (resumed runs)")
     ap.add_argument("--stop-step", type=int, default=0, help="stop after this step (0 = all)")
+    ap.add_argument(
+        "--twin-weight", type=float, default=0.0, help="weight of the within-document ranking loss"
+    )
+    ap.add_argument("--twin-margin", type=float, default=1.0)
+    ap.add_argument(
+        "--anchor",
+        type=float,
+        default=0.0,
+        help="L2 pull toward the starting weights (--resume), per parameter, summed",
+    )
     args = ap.parse_args()
 
     random.seed(args.seed)
@@ -317,6 +370,7 @@ def main() -> None:
     for layer in model.bert.encoder.layer[: args.freeze_layers]:
         layer.requires_grad_(False)
     params = [p for p in model.parameters() if p.requires_grad]
+    start_weights = [p.detach().clone() for p in params] if args.anchor else []
     opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
     steps = math.ceil(len(train) / args.batch)
     warm = max(1, int(steps * args.warmup))
@@ -331,10 +385,14 @@ def main() -> None:
     order = list(range(len(train)))
     chunk = args.batch * 50
     batches: list[list[int]] = []
-    for i in range(0, len(order), chunk):
-        part = sorted(order[i : i + chunk], key=lambda j: len(train[j].premise))
-        batches += [part[k : k + args.batch] for k in range(0, len(part), args.batch)]
-    rng.shuffle(batches)
+    if args.twin_weight:
+        batches = grouped_batches(train, args.batch, rng)
+        steps = len(batches)
+    else:
+        for i in range(0, len(order), chunk):
+            part = sorted(order[i : i + chunk], key=lambda j: len(train[j].premise))
+            batches += [part[k : k + args.batch] for k in range(0, len(part), args.batch)]
+        rng.shuffle(batches)
 
     started = time.monotonic()
     best = -1.0
@@ -345,6 +403,11 @@ def main() -> None:
         batch = [train[j] for j in batch_idx]
         logits = model(**collate(encode(tok, batch), device))
         loss = set_loss(logits, target_mask(batch, device))
+        if args.twin_weight:
+            loss = loss + args.twin_weight * twin_loss(logits, batch, args.twin_margin)
+        if args.anchor:
+            drift = sum(((p - p0) ** 2).sum() for p, p0 in zip(params, start_weights, strict=True))
+            loss = loss + args.anchor * drift
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()

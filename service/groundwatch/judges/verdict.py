@@ -18,6 +18,9 @@ something else leaves the restated claim unsupported too.
 The aligned swap (``swap_supported``, ``swap_gain``; :mod:`groundwatch.judges.swap`) is the
 same reading for any other word: the claim with the one span where it differs from its evidence
 sentence put back as the evidence says it.
+The verifier's reading of the claim against its best-aligned sentences alone, without the
+window's neighbours (``sentence_supported``, ``sentence_contradicted``), is a second view of the
+same evidence.
 A multinomial logistic model over them is fitted on held-out labelled pairs
 (``training/calibrate.py``, never on ``dev/``), and the thresholds are chosen there: first the
 *contradicted* threshold, for precision, then the supported one. Hand-set weights do not appear
@@ -55,6 +58,8 @@ FEATURES = (
     "restated_gain",
     "swap_supported",
     "swap_gain",
+    "sentence_supported",
+    "sentence_contradicted",
     "rules_supported",
     "rules_strength",
     "rules_contradicted",
@@ -86,6 +91,10 @@ class ClaimFeatures:
     #: one differing span of its evidence sentence put back (0 without such a span).
     swap_supported: float = 0.0
     swap_gain: float = 0.0
+    #: The verifier on the best-aligned sentences alone: the highest P(supported) of the two
+    #: best, and P(contradicted) of the best (0 when not read).
+    sentence_supported: float = 0.0
+    sentence_contradicted: float = 0.0
     #: The rules judge's verdict on the same claim ("supported", "contradicted", "not_found";
     #: "" when it was not asked) and its strength of support in [0, 1].
     rules_verdict: str = ""
@@ -112,6 +121,8 @@ class ClaimFeatures:
             "restated_gain": self.restated_gain,
             "swap_supported": self.swap_supported,
             "swap_gain": self.swap_gain,
+            "sentence_supported": self.sentence_supported,
+            "sentence_contradicted": self.sentence_contradicted,
             "rules_supported": float(self.rules_verdict == "supported"),
             "rules_strength": self.rules_strength,
             "rules_contradicted": float(

@@ -24,6 +24,8 @@ minimal pair (the claim restated with the evidence's value, and the claim, on th
 window), so the verifier's support scores, its strong side, tell a contradiction from a value
 about something else; a claim one short span of words away from such a sentence is read the
 same way with the evidence's span put back (the aligned swap, :mod:`groundwatch.judges.swap`).
+The two best-aligned sentences are also read alone (the verifier is surest on short premises).
+Windows are cut only for passages aligned at least ``_WINDOW_SHARE`` as well as the best one.
 The verdict comes from the calibrated model of :mod:`groundwatch.judges.verdict`; negation,
 modality and comparative rules no longer decide anything alone.
 
@@ -89,8 +91,14 @@ _LIGHT_WEIGHT = 0.3
 _CANDIDATES = 5
 #: Evidence windows (best-aligned passages) scored by the verifier per claim.
 _WINDOWS = 3
+#: ... and only for passages aligned at least this share as well as the best one: a passage
+#: far below the best seldom holds the evidence (c6: half the verifier pairs on the synthetic
+#: workload, no loss on the labelled sets; docs/verifier.md, Session 9).
+_WINDOW_SHARE = 0.7
 #: Above this many passage sentences, a claim is scored only against the nearest ones.
 _PREFILTER = 64
+#: Best-aligned sentences read alone by the verifier (for a model that reads ``sentence_*``).
+_SENTENCES = 2
 
 Vectors = npt.NDArray[np.float32]
 log = logging.getLogger(__name__)
@@ -121,6 +129,8 @@ class VerifiedJudge(EmbeddedJudge):
         # A claim one word away from its evidence sentence is read again with that word put
         # back (the aligned swap), only for a model that uses it.
         self._reads_swap = any(f.startswith("swap_") for f in self._verdicts.features)
+        # The best-aligned sentences read alone, only for a model that uses them.
+        self._reads_sentences = any(f.startswith("sentence_") for f in self._verdicts.features)
         #: How claims were decided: "verbatim" (cascade, no model) or "model".
         self.stats: Counter[str] = Counter()
 
@@ -195,13 +205,15 @@ class VerifiedJudge(EmbeddedJudge):
                 if minimal is not None and a.windows:
                     # the minimal pair: the same window read with either value / word
                     pairs += [minimal, (minimal[0], a.claim)]
+            if a.windows:
+                pairs += [(s, a.claim) for s in a.sentences]
         probs = self._verifier.predict(pairs) if pairs else np.zeros((0, 3), dtype=np.float32)
         out: list[npt.NDArray[np.float32]] = []
         k = 0
         for a in aligned:
             n = len(a.windows)
             if a.windows:
-                n += 2 * ((a.restated is not None) + (a.swap is not None))
+                n += 2 * ((a.restated is not None) + (a.swap is not None)) + len(a.sentences)
             out.append(probs[k : k + n])
             k += n
         return out
@@ -284,13 +296,24 @@ class VerifiedJudge(EmbeddedJudge):
         by_passage: dict[int, dict[int, float]] = {}
         for align, i, _, _ in scored:
             by_passage.setdefault(prep.sentences[i].ctx, {})[i] = align
-        ranked = sorted(by_passage, key=lambda p: -max(by_passage[p].values()))
+        best_of = {p: max(v.values()) for p, v in by_passage.items()}
+        ranked = sorted(by_passage, key=lambda p: -best_of[p])
+        # a passage aligned far worse than the best one seldom holds the evidence: no window
+        ranked = [p for p in ranked if best_of[p] >= _WINDOW_SHARE * best_of[ranked[0]]]
         for ctx in ranked[:_WINDOWS]:
             idxs = prep.passages[ctx].sentences
             scores = [by_passage[ctx].get(i, 0.0) for i in idxs]
             texts = [prep.sentences[i].text for i in idxs]
             top = max(by_passage[ctx], key=lambda i: by_passage[ctx][i])
             out.windows.append((top, evidence_window(texts, claim, scores=scores)))
+        if self._reads_sentences:
+            seen: list[str] = []
+            for _, i, _, _ in scored:
+                if prep.sentences[i].text not in seen:
+                    seen.append(prep.sentences[i].text)
+                if len(seen) == _SENTENCES:
+                    break
+            out.sentences = seen
         return out
 
     def _decide(
@@ -326,6 +349,10 @@ class VerifiedJudge(EmbeddedJudge):
         if al.swap is not None:
             swap_supported = float(probs[k, SUPPORTED])
             swap_gain = swap_supported - float(probs[k + 1, SUPPORTED])
+            k += 2
+        alone = probs[k : k + len(al.sentences)]
+        sentence_supported = float(alone[:, SUPPORTED].max()) if len(alone) else 0.0
+        sentence_contradicted = float(alone[0, CONTRADICTED]) if len(alone) else 0.0
         probs = probs[: len(al.windows)]
         sup_w = int(np.argmax(probs[:, SUPPORTED]))
         con_w = int(np.argmax(probs[:, CONTRADICTED]))
@@ -341,6 +368,8 @@ class VerifiedJudge(EmbeddedJudge):
             restated_gain=restated_gain,
             swap_supported=swap_supported,
             swap_gain=swap_gain,
+            sentence_supported=sentence_supported,
+            sentence_contradicted=sentence_contradicted,
             rules_verdict=al.rules.verdict if al.rules is not None else "",
             rules_strength=_rules_strength(al.rules),
             rules_negation=al.rules is not None
@@ -390,6 +419,8 @@ class _Alignment:
     loose: ClaimJudgement | None = None
     reason: str | None = None
     rules: ClaimJudgement | None = None  # the rules judge's verdict (a feature)
+    #: The best-aligned sentences, read alone against the claim (no neighbours, no heading).
+    sentences: list[str] = field(default_factory=list)
 
 
 def _rules_strength(rules: ClaimJudgement | None) -> float:
