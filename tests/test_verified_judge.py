@@ -13,6 +13,7 @@ from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.base import Judge, JudgeError, TraceJudgement
 from groundwatch.judges.embedding import CachedEmbedder, Vectors, build_embedder
+from groundwatch.judges.verdict import FEATURES, ClaimFeatures, Decision, VerdictModel
 from groundwatch.judges.verified import (
     DEFAULT_RELEVANCE_THRESHOLD,
     RULES_VERSION,
@@ -307,17 +308,35 @@ def test_value_in_wrong_scope_is_not_supported(judge: EmbeddedJudge) -> None:
 
 
 class CountingVerifier(ClaimVerifier):
-    """The shipped verifier, counting its calls and pairs."""
+    """The shipped verifier, counting its calls and pairs and recording their premises."""
 
     def __init__(self) -> None:  # share the loaded session instead of loading again
         self.__dict__.update(shipped_verifier().__dict__)
         self.calls = 0
         self.pairs = 0
+        self.premises: list[str] = []
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float32]:
         self.calls += 1
         self.pairs += len(pairs)
+        self.premises += [p for p, _ in pairs]
+        return self.answer(pairs)
+
+    def answer(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float32]:
+        """The probabilities returned (the shipped model's unless a test says otherwise)."""
         return super().predict(pairs)
+
+
+class RecordingVerdicts(VerdictModel):
+    """A verdict model reading ``names`` (all weights 0), recording the features it is asked."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        super().__init__(np.zeros((3, len(names))), np.zeros(3), 0.9, 0.5, features=names)
+        self.seen: list[ClaimFeatures] = []
+
+    def decide(self, features: ClaimFeatures) -> Decision:
+        self.seen.append(features)
+        return super().decide(features)
 
 
 def test_one_verifier_call_per_trace_and_verbatim_skips_it(embedder: CachedEmbedder) -> None:
@@ -369,29 +388,17 @@ def test_rules_verdict_is_a_feature_only_when_the_model_reads_it(
     embedder: CachedEmbedder,
 ) -> None:
     """The rules judge is asked for a claim's verdict only by a verdict model that reads it."""
-    from groundwatch.judges.verdict import FEATURES, ClaimFeatures, Decision, VerdictModel
-
-    class Recording(VerdictModel):
-        def __init__(self, features: tuple[str, ...]) -> None:
-            w = np.zeros((3, len(features)))
-            super().__init__(w, np.zeros(3), 0.9, 0.5, features=features)
-            self.seen: list[ClaimFeatures] = []
-
-        def decide(self, features: ClaimFeatures) -> Decision:
-            self.seen.append(features)
-            return super().decide(features)
-
     trace = _trace(
         "How long is the refund window?",
         ["Annual plans can be refunded within 30 days of purchase, monthly plans cannot."],
         "Annual plans can be refunded within 90 days of purchase.",
     )
-    with_rules = Recording(FEATURES)
+    with_rules = RecordingVerdicts(FEATURES)
     _judge_one(EmbeddedJudge(embedder, verdicts=with_rules), trace)
     [seen] = with_rules.seen
     assert seen.rules_verdict == "contradicted"  # the rules judge's number mismatch
     assert seen.values()["rules_contradicted"] == 1.0
-    without = Recording(tuple(f for f in FEATURES if not f.startswith("rules_")))
+    without = RecordingVerdicts(tuple(f for f in FEATURES if not f.startswith("rules_")))
     _judge_one(EmbeddedJudge(embedder, verdicts=without), trace)
     [seen] = without.seen
     assert seen.rules_verdict == ""
@@ -403,7 +410,6 @@ def test_a_value_conflict_is_read_again_with_the_evidence_value(
     """A disagreeing value is checked by the verifier as a minimal pair: the conflict sentence's
     window against the claim restated with the evidence's value and against the claim itself.
     The restatement's support and its gain over the claim are features of the verdict model."""
-    from groundwatch.judges.verdict import FEATURES, ClaimFeatures, Decision, VerdictModel
 
     class Recording(VerdictModel):
         def __init__(self) -> None:
@@ -526,34 +532,18 @@ def test_the_best_aligned_sentences_are_read_alone(embedder: CachedEmbedder) -> 
     """A verdict model that reads ``sentence_*`` gets the verifier's reading of the claim against
     its best-aligned sentences alone (no neighbours, no heading); one that does not costs no
     extra pairs."""
-    from groundwatch.judges.verdict import FEATURES, ClaimFeatures, Decision, VerdictModel
-
-    class Recording(VerdictModel):
-        def __init__(self, names: tuple[str, ...]) -> None:
-            super().__init__(np.zeros((3, len(names))), np.zeros(3), 0.9, 0.5, features=names)
-            self.seen: list[ClaimFeatures] = []
-
-        def decide(self, features: ClaimFeatures) -> Decision:
-            self.seen.append(features)
-            return super().decide(features)
-
     sentence = "Annual plans can be refunded within 30 days of purchase."
     passage = f"Refunds. {sentence} Monthly plans renew on the first day of each month."
 
     class SentenceReader(CountingVerifier):
         """Contradicted by the sentence read alone, unsure about anything longer."""
 
-        def __init__(self) -> None:
-            super().__init__()
-            self.premises: list[str] = []
-
-        def predict(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float32]:
-            self.premises += [p for p, _ in pairs]
+        def answer(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float32]:
             rows = [[0.1, 0.8, 0.1] if p == sentence else [0.4, 0.2, 0.4] for p, _ in pairs]
             return np.array(rows, dtype=np.float32)
 
     trace = _trace("Refund window?", [passage], "Annual plans cannot be refunded.")
-    reader, verdicts = SentenceReader(), Recording(FEATURES)
+    reader, verdicts = SentenceReader(), RecordingVerdicts(FEATURES)
     _judge_one(EmbeddedJudge(embedder, verifier=reader, verdicts=verdicts), trace)
     assert sentence in reader.premises
     [seen] = verdicts.seen
@@ -561,7 +551,7 @@ def test_the_best_aligned_sentences_are_read_alone(embedder: CachedEmbedder) -> 
     assert seen.p_contradicted == pytest.approx(0.2, abs=1e-6)  # the window read as before
 
     names = tuple(f for f in FEATURES if not f.startswith("sentence_"))
-    reader, verdicts = SentenceReader(), Recording(names)
+    reader, verdicts = SentenceReader(), RecordingVerdicts(names)
     _judge_one(EmbeddedJudge(embedder, verifier=reader, verdicts=verdicts), trace)
     assert sentence not in reader.premises
     assert verdicts.seen[0].sentence_contradicted == 0.0
@@ -571,15 +561,6 @@ def test_no_window_for_a_passage_aligned_far_below_the_best(embedder: CachedEmbe
     """A passage about something else gets no evidence window (it seldom holds the evidence and
     costs a verifier pair per claim); a second passage about the same thing still does."""
 
-    class Premises(CountingVerifier):
-        def __init__(self) -> None:
-            super().__init__()
-            self.premises: list[str] = []
-
-        def predict(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float32]:
-            self.premises += [p for p, _ in pairs]
-            return super().predict(pairs)
-
     refunds = "Refunds. Annual plans can be refunded within 30 days of purchase."
     refunds_too = "Billing FAQ. A refund of an annual plan is possible for 30 days after buying it."
     parking = "Parking. Visitors may park in the north garage on weekdays after 6 p.m."
@@ -588,7 +569,7 @@ def test_no_window_for_a_passage_aligned_far_below_the_best(embedder: CachedEmbe
         [parking, refunds, refunds_too],
         "Annual plans are refundable for 30 days.",
     )
-    reader = Premises()
+    reader = CountingVerifier()
     _judge_one(EmbeddedJudge(embedder, verifier=reader), trace)
     assert not any("garage" in p for p in reader.premises)
     assert any("Billing FAQ" in p for p in reader.premises)
