@@ -39,5 +39,7 @@ export PYTHONPATH="$COPY/service"
   > "$OUT/calibrate.log" 2>&1
 cp "$OUT/judge_calibration.json" "$MODEL_DIR/"
 scripts/eval_verifier.sh "$OUT/figures" "$DATA"
-"$PY" benchmarks/accuracy.py tests/heldout3_cases.jsonl --backend verifier \
-  > "$OUT/figures/judge_heldout3_cases.txt" 2>&1
+for set in heldout3_cases heldout4_cases; do
+  "$PY" benchmarks/accuracy.py "tests/$set.jsonl" --backend verifier \
+    > "$OUT/figures/judge_$set.txt" 2>&1
+done

@@ -4,6 +4,8 @@ built on. (The default rules judge is gated on its own cases in ``test_hard_case
 * ``heldout2_cases.jsonl``: written blind by engineers who had not seen the judge; never tuned on.
 * ``heldout3_cases.jsonl``: 40 traces in 25+ other domains, written blind the same way (2026-12-01);
   never tuned on.
+* ``heldout4_cases.jsonl``: 50 traces (285 claims) in 10 more domains, multi-claim answers,
+  written blind the same way (2026-12-02); never tuned on.
 * ``paraphrase_cases.jsonl``: true paraphrases in 14 domains, written blind before the verifier
   existed: none may come out *contradicted* (a false page).
 * ``refusal_cases.jsonl``: refusals, partial refusals and look-alike non-refusals, written blind;
@@ -91,6 +93,12 @@ def test_second_blind_heldout_claims(accuracy: ModuleType, judge: VerifiedJudge)
     assert report.confusion["supported"].get("contradicted", 0) <= HELDOUT3_FALSE_CONTRADICTIONS
 
 
+def test_third_blind_heldout_claims(accuracy: ModuleType, judge: VerifiedJudge) -> None:
+    report = _report(accuracy, judge, "heldout4_cases.jsonl")
+    assert report.claim_accuracy >= HELDOUT4_CLAIM_ACCURACY
+    assert report.confusion["supported"].get("contradicted", 0) <= HELDOUT4_FALSE_CONTRADICTIONS
+
+
 def test_true_paraphrases_are_never_contradicted(
     accuracy: ModuleType, judge: VerifiedJudge
 ) -> None:
@@ -131,6 +139,8 @@ HELDOUT2_CLAIM_ACCURACY = 0.56  # measured 0.596 (c4: 0.574; rules judge r5: 0.3
 HELDOUT2_FALSE_CONTRADICTIONS = 0
 HELDOUT3_CLAIM_ACCURACY = 0.51  # measured 0.557 (c4: 0.557; r5: 0.377)
 HELDOUT3_FALSE_CONTRADICTIONS = 2  # measured 2 of 108 true claims (c4: 1; r5: 11)
+HELDOUT4_CLAIM_ACCURACY = 0.77  # measured 0.804 (c6 = c7; rules judge r5: 0.568)
+HELDOUT4_FALSE_CONTRADICTIONS = 0  # measured 0 of 251 true claims (r5: 7)
 PARAPHRASE_SUPPORTED_SHARE = 0.80  # measured 0.854 (c4: 0.847; r5: 0.496, and 8 contradicted)
 REFUSAL_BALANCED_ACCURACY = 0.80  # measured 0.850 (shared refusal detector)
 REFUSAL_RECALL = 0.88  # measured 0.923

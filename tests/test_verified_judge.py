@@ -11,7 +11,7 @@ import pytest
 
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
-from groundwatch.judges.base import Judge, JudgeError, TraceJudgement
+from groundwatch.judges.base import ClaimJudgement, Judge, JudgeError, TraceJudgement
 from groundwatch.judges.embedding import CachedEmbedder, Vectors, build_embedder
 from groundwatch.judges.verdict import FEATURES, ClaimFeatures, Decision, VerdictModel
 from groundwatch.judges.verified import (
@@ -339,7 +339,9 @@ class RecordingVerdicts(VerdictModel):
         return super().decide(features)
 
 
-def test_one_verifier_call_per_trace_and_verbatim_skips_it(embedder: CachedEmbedder) -> None:
+def test_two_verifier_calls_per_batch_and_verbatim_skips_them(embedder: CachedEmbedder) -> None:
+    """The sentences first (the sentence cascade), then the windows of the claims they leave
+    undecided: two calls, whatever the number of claims."""
     counting = CountingVerifier()
     judge = EmbeddedJudge(embedder, verifier=counting)
     passage = "Refunds: annual plans can be refunded within 30 days of purchase."
@@ -349,7 +351,7 @@ def test_one_verifier_call_per_trace_and_verbatim_skips_it(embedder: CachedEmbed
         "Annual plans can be refunded within 30 days of purchase. Monthly plans cost $9.",
     )
     result = _judge_one(judge, trace)
-    assert counting.calls == 1
+    assert counting.calls == 2
     assert judge.stats["verbatim"] == 1  # the first claim is the passage's own words
     assert judge.stats["model"] == 1
     assert result.claims[0].verdict == "supported"
@@ -474,6 +476,7 @@ class _FeatureSpy:
         self.inner = VerdictModel.shipped()
         self.features = self.inner.features
         self.version = self.inner.version
+        self.sentence_cascade = self.inner.sentence_cascade
         self.seen: list[object] = []
 
     def decide(self, features: object) -> object:
@@ -557,6 +560,55 @@ def test_the_best_aligned_sentences_are_read_alone(embedder: CachedEmbedder) -> 
     assert verdicts.seen[0].sentence_contradicted == 0.0
 
 
+def test_a_sentence_that_surely_supports_the_claim_spares_its_windows(
+    embedder: CachedEmbedder,
+) -> None:
+    """With a sentence cascade, a claim that one of its best-aligned sentences alone supports at
+    least the bar is supported without its windows being read or the verdict model asked; below
+    the bar, or with a value that disagrees, the claim is read in full."""
+    sentence = "Annual plans can be refunded within 30 days of purchase."
+    other = "Monthly plans renew on the first day of each month."
+    passage = f"Refunds. {sentence} {other}"
+
+    class SentenceSure(CountingVerifier):
+        """Sure of the refund sentence read alone, unsure about anything longer."""
+
+        def answer(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float32]:
+            rows = [[0.9, 0.05, 0.05] if p == sentence else [0.4, 0.2, 0.4] for p, _ in pairs]
+            return np.array(rows, dtype=np.float32)
+
+    def run(
+        answer: str, bar: float | None
+    ) -> tuple[SentenceSure, RecordingVerdicts, EmbeddedJudge, ClaimJudgement]:
+        reader, verdicts = SentenceSure(), RecordingVerdicts(FEATURES)
+        verdicts.sentence_cascade = bar
+        judge = EmbeddedJudge(embedder, verifier=reader, verdicts=verdicts)
+        [claim] = _judge_one(judge, _trace("Refund window?", [passage], answer)).claims
+        return reader, verdicts, judge, claim
+
+    sentences_only = {sentence, other, "Refunds."}
+    paraphrase = "You can get your money back on an annual plan for a month after buying it."
+    reader, verdicts, judge, claim = run(paraphrase, 0.8)
+    assert set(reader.premises) <= sentences_only  # no window read
+    assert verdicts.seen == []
+    assert judge.stats["sentence"] == 1
+    assert claim.verdict == "supported"
+    assert claim.evidence is not None
+    assert sentence in claim.evidence.text
+
+    reader, verdicts, judge, claim = run(paraphrase, 0.95)  # the sentence is not sure enough
+    assert len(verdicts.seen) == 1
+    assert not set(reader.premises) <= sentences_only  # a window was read
+    assert judge.stats["sentence"] == 0
+
+    reader, verdicts, judge, claim = run(
+        "Annual plans can be refunded within 60 days of purchase.", 0.8
+    )
+    assert len(verdicts.seen) == 1  # a disagreeing value: the full reading, never the cascade
+    assert verdicts.seen[0].value_conflict
+    assert judge.stats["sentence"] == 0
+
+
 def test_no_window_for_a_passage_aligned_far_below_the_best(embedder: CachedEmbedder) -> None:
     """A passage about something else gets no evidence window (it seldom holds the evidence and
     costs a verifier pair per claim); a second passage about the same thing still does."""
@@ -569,8 +621,9 @@ def test_no_window_for_a_passage_aligned_far_below_the_best(embedder: CachedEmbe
         [parking, refunds, refunds_too],
         "Annual plans are refundable for 30 days.",
     )
-    reader = CountingVerifier()
-    _judge_one(EmbeddedJudge(embedder, verifier=reader), trace)
+    reader, verdicts = CountingVerifier(), VerdictModel.shipped()
+    verdicts.sentence_cascade = None  # the windows are read whatever the sentences say
+    _judge_one(EmbeddedJudge(embedder, verifier=reader, verdicts=verdicts), trace)
     assert not any("garage" in p for p in reader.premises)
     assert any("Billing FAQ" in p for p in reader.premises)
     assert any("Refunds." in p for p in reader.premises)

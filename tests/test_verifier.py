@@ -191,3 +191,21 @@ def test_a_pair_scores_the_same_alone_and_beside_others() -> None:
     alone = verifier.predict([pair])[0]
     beside = verifier.predict([others[0], pair, others[1]])[1]
     assert np.array_equal(alone, beside)
+
+
+def test_pairs_spread_over_threads_score_as_on_one() -> None:
+    """The pairs of a call run on several worker threads: the same rows, in input order, as one
+    thread gives."""
+    one = ClaimVerifier.shipped(threads=1)
+    many = ClaimVerifier.shipped(threads=3)
+    pairs = [
+        (
+            f"Plan {i} costs ${10 + i} a month and renews on day {i + 1}. " * (1 + i % 4),
+            f"Plan {i}.",
+        )
+        for i in range(12)
+    ]
+    assert many.threads == 3
+    assert np.array_equal(one.logits(pairs), many.logits(pairs))
+    assert np.array_equal(many.logits(pairs[5:6]), one.logits(pairs)[5:6])
+    assert many.logits([]).shape == (0, 3)

@@ -13,7 +13,10 @@ A multinomial logistic model is fitted to them (set-valued labels, L2), then the
 
 1. *contradicted*: the lowest P(contradicted) whose precision on the fit set is >= ``--precision``
    (a prediction is wrong when the label is supported or not found);
-2. *supported*: the P(supported) that maximises balanced accuracy of supported vs not.
+2. *supported*: the P(supported) that maximises balanced accuracy of supported vs not;
+3. the *sentence cascade* (:func:`sentence_cascade`): the lowest ``sentence_supported`` from
+   which on the model itself called every fit claim supported that the cascade would take, so
+   the judge can skip those claims' windows without changing a verdict on the fit set.
 
 Writes ``judge_calibration.json`` (weights, thresholds, the figures at those thresholds).
 """
@@ -179,6 +182,34 @@ def thresholds(
     return t_con, best_t, figures
 
 
+def sentence_cascade(
+    feats: np.ndarray, verdicts: np.ndarray, min_claims: int = 20
+) -> tuple[float | None, dict[str, float]]:
+    """The lowest bar on ``sentence_supported`` (0.50-0.99) from which on, at every higher bar,
+    the model's verdict (``verdicts``: 0 supported, 1 contradicted, 2 not found) was supported
+    for every claim the cascade takes there: a sentence read alone at least that sure, no value
+    conflict, no aligned swap. None when fewer than ``min_claims`` fit claims would be taken.
+    ``feats`` has every column of :data:`FEATURES`."""
+    ss = feats[:, FEATURES.index("sentence_supported")]
+    free = (feats[:, FEATURES.index("value_conflict")] == 0) & (
+        feats[:, FEATURES.index("swap_supported")] == 0
+    )
+    bar: float | None = None
+    for t in (round(0.99 - 0.01 * i, 2) for i in range(50)):  # 0.99 .. 0.50
+        taken = free & (ss >= t)
+        if not (verdicts[taken] == 0).all():
+            break
+        bar = t
+    if bar is None or int((free & (ss >= bar)).sum()) < min_claims:
+        return None, {}
+    taken = free & (ss >= bar)
+    return bar, {"cascade_share": float(taken.mean()), "cascade_claims": int(taken.sum())}
+
+
+def _verdicts(probs: np.ndarray, t_con: float, t_sup: float) -> np.ndarray:
+    return np.where(probs[:, 1] >= t_con, 1, np.where(probs[:, 0] >= t_sup, 0, 2))
+
+
 def _collect_all(
     args: argparse.Namespace,
 ) -> tuple[np.ndarray, list[frozenset[int]], np.ndarray, list[frozenset[int]]]:
@@ -234,7 +265,13 @@ def main() -> None:
     # The labelled RAG traces are what the judge meets in production; the held-out pairs are
     # NLI-shaped. At 10x the 149 trace claims weigh about as much as the 1,330 pairs (c4).
     ap.add_argument("--cases-weight", type=int, default=10, help="weight of a labelled-trace claim")
-    ap.add_argument("--version", default="c6", help="the calibration's name in metric_version")
+    ap.add_argument("--version", default="c7", help="the calibration's name in metric_version")
+    ap.add_argument(
+        "--sentence-cascade",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="fit the sentence cascade's bar (c7; without it the file is c6's)",
+    )
     ap.add_argument(
         "--reuse",
         action="store_true",
@@ -258,6 +295,7 @@ def main() -> None:
         Path(args.out).mkdir(parents=True, exist_ok=True)
         np.savez(saved, x=x, y=_masks(ys), cx=cx, cy=_masks(cys))
     print(f"claims with features: {len(ys)} pairs, {len(cys)} labelled-trace claims")
+    x_all, cx_all = x, cx
     cols = [FEATURES.index(n) for n in names]
     x = x[:, cols]
     cx = cx[:, cols] if len(cys) else cx
@@ -285,6 +323,15 @@ def main() -> None:
             float(1 - wrong[pred].mean()) if pred.any() else 0.0
         )
         figures["cases_threshold"] = t_cases
+    cascade: float | None = None
+    if args.sentence_cascade and "sentence_supported" in names:
+        verdicts = _verdicts(probs, t_con, t_sup)
+        feats = x_all
+        if len(cys):
+            verdicts = np.concatenate([verdicts, _verdicts(probs_of(cx), t_con, t_sup)])
+            feats = np.concatenate([x_all, cx_all])
+        cascade, shares = sentence_cascade(feats, verdicts)
+        figures.update(shares)
     out = {
         "version": args.version,
         "features": names,
@@ -292,6 +339,7 @@ def main() -> None:
         "bias": np.round(b, 5).tolist(),
         "contradicted_threshold": round(t_con, 3),
         "supported_threshold": round(t_sup, 3),
+        "sentence_cascade": cascade,
         "fit_claims": len(ys),
         "fit_case_claims": len(cys),
         "fit_figures": {k: round(v, 4) for k, v in figures.items()},

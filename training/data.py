@@ -165,11 +165,18 @@ WRITTEN_DIR = Path(__file__).resolve().parent / "written"
 WRITTEN_HELD_OUT = 0.15
 
 
-def load_written(root: Path = WRITTEN_DIR) -> list[Pair]:
+#: The first six written files (session 7): what the recipes of sessions 7-9 read.
+FIRST_WRITTEN = ("wa", "wb", "wc", "wd", "we", "wf")
+
+
+def load_written(root: Path = WRITTEN_DIR, sets: tuple[str, ...] | None = None) -> list[Pair]:
     """The project's own written pairs (``training/written/*.jsonl``: premise, hypothesis,
-    label, doc), each premise cut into a window as the judge cuts it; grouped by passage."""
+    label, doc), each premise cut into a window as the judge cuts it; grouped by passage.
+    ``sets`` names the files to read (stems, e.g. ``("wa", "wg")``); None reads every file."""
     out: list[Pair] = []
     for path in sorted(root.glob("*.jsonl")):
+        if sets is not None and path.stem not in sets:
+            continue
         for row in _rows(path):
             premise, claim = str(row["premise"]), str(row["hypothesis"])
             out.append(

@@ -31,6 +31,7 @@ from transformers import BertModel
 from groundwatch.judges.claims import split_sentences
 from training.data import (
     CONTRADICTED,
+    FIRST_WRITTEN,
     LABELS,
     SUPPORTED,
     Pair,
@@ -281,7 +282,9 @@ def build_data(args: argparse.Namespace) -> tuple[list[Pair], list[Pair]]:
     pairs += synthesize(supported, sentences, rng) + twins
     # The written pairs only for a recipe that names them (earlier recipes stay as they were).
     if caps.get("written", 0) > 0:
-        pairs += load_written()
+        named = str(getattr(args, "written_sets", ",".join(FIRST_WRITTEN)))
+        sets = None if named == "all" else tuple(named.split(","))
+        pairs += load_written(sets=sets)
     train, held = split_held_out(pairs, args.held_out)
     # A source the mix leaves out (cap 0) is out of the held-out split too, so a recipe's
     # checkpoint choice and calibration see exactly the data they saw when it was written.
@@ -311,6 +314,12 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=10**9, help="at most this many pairs (one pass)")
     ap.add_argument(
         "--written-repeat", type=int, default=1, help="times each written training pair is seen"
+    )
+    ap.add_argument(
+        "--written-sets",
+        default=",".join(FIRST_WRITTEN),
+        help="written files to read (stems, comma-separated, or 'all'); the default is the "
+        "first six, which the recipes of sessions 7-9 read",
     )
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=5e-5)

@@ -149,7 +149,13 @@ class Decision:
 class VerdictModel:
     """Softmax over ``W @ features + b``, then: contradicted when P(contradicted) >= its
     threshold (chosen for precision), else supported when P(supported) >= its threshold, else
-    not found."""
+    not found.
+
+    ``sentence_cascade`` (optional, fitted with the rest): a claim that one of its best-aligned
+    sentences, read alone, supports at least this surely (``sentence_supported``), with no value conflict and
+    no aligned swap, is supported without its windows being read; the bar is the lowest at
+    which the model's own verdict on every such fit claim was *supported*.
+    """
 
     def __init__(
         self,
@@ -160,6 +166,7 @@ class VerdictModel:
         *,
         version: str = "v0",
         features: Sequence[str] = FEATURES,
+        sentence_cascade: float | None = None,
     ):
         unknown = [f for f in features if f not in FEATURES]
         if unknown:
@@ -172,6 +179,7 @@ class VerdictModel:
         self.contradicted_threshold = contradicted_threshold
         self.supported_threshold = supported_threshold
         self.version = version
+        self.sentence_cascade = sentence_cascade
 
     @classmethod
     def load(cls, path: Path) -> VerdictModel:
@@ -184,6 +192,11 @@ class VerdictModel:
                 float(data["supported_threshold"]),
                 version=str(data.get("version", "v0")),
                 features=tuple(data["features"]),
+                sentence_cascade=(
+                    float(data["sentence_cascade"])
+                    if data.get("sentence_cascade") is not None
+                    else None
+                ),
             )
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from exc

@@ -31,7 +31,11 @@ modality and comparative rules no longer decide anything alone.
 
 A cascade skips the model for certain cases: a claim that is a passage's own words (4+ words,
 verbatim after normalisation) is supported; a claim naming something (a capitalised name) that
-no passage contains is not found. ``stats`` counts each path.
+no passage contains is not found. With a calibration that fits a sentence cascade
+(``VerdictModel.sentence_cascade``, c7), the sentences are read first, and a claim that one of
+them alone supports at least that surely, with no disagreeing value and no aligned swap, is
+supported without its windows (the long pairs) being read. ``stats`` counts each path
+("verbatim", "name_absent", "sentence", "model").
 
 ``score`` is the judge's confidence in the verdict it gives.
 """
@@ -197,26 +201,52 @@ class VerifiedJudge(EmbeddedJudge):
         return out or None
 
     def _verify(self, aligned: Sequence[_Alignment]) -> list[npt.NDArray[np.float32]]:
-        """The verifier's probabilities for every window of every claim, in one call."""
-        pairs: list[tuple[str, str]] = []
-        for a in aligned:
+        """The verifier's probabilities for every pair of every claim: per claim its windows,
+        its minimal pairs, then its sentences read alone. With a sentence cascade the sentences
+        are read first, and a claim they already decide (``_Alignment.by_sentence``) gets only
+        those rows: its windows and minimal pairs are never read."""
+        cascade = self._verdicts.sentence_cascade
+        early: dict[int, npt.NDArray[np.float32]] = {}
+        if cascade is not None:
+            first = [i for i, a in enumerate(aligned) if a.windows and a.sentences]
+            pairs = [(s, aligned[i].claim) for i in first for s in aligned[i].sentences]
+            probs = self._predict(pairs)
+            k = 0
+            for i in first:
+                a = aligned[i]
+                early[i] = probs[k : k + len(a.sentences)]
+                k += len(a.sentences)
+                minimal = a.restated is not None or a.swap is not None
+                if not minimal and a.conflict is None:
+                    a.by_sentence = float(early[i][:, SUPPORTED].max()) >= cascade
+        pairs = []
+        for i, a in enumerate(aligned):
+            if a.by_sentence:
+                continue
             pairs += [(window, a.claim) for _, window in a.windows]
-            for minimal in (a.restated, a.swap):
-                if minimal is not None and a.windows:
+            for minimal_pair in (a.restated, a.swap):
+                if minimal_pair is not None and a.windows:
                     # the minimal pair: the same window read with either value / word
-                    pairs += [minimal, (minimal[0], a.claim)]
-            if a.windows:
+                    pairs += [minimal_pair, (minimal_pair[0], a.claim)]
+            if a.windows and i not in early:
                 pairs += [(s, a.claim) for s in a.sentences]
-        probs = self._verifier.predict(pairs) if pairs else np.zeros((0, 3), dtype=np.float32)
+        probs = self._predict(pairs)
         out: list[npt.NDArray[np.float32]] = []
         k = 0
-        for a in aligned:
-            n = len(a.windows)
-            if a.windows:
-                n += 2 * ((a.restated is not None) + (a.swap is not None)) + len(a.sentences)
-            out.append(probs[k : k + n])
+        for i, a in enumerate(aligned):
+            n = 0
+            if a.windows and not a.by_sentence:
+                n = len(a.windows) + 2 * ((a.restated is not None) + (a.swap is not None))
+                n += 0 if i in early else len(a.sentences)
+            rows = probs[k : k + n]
             k += n
+            out.append(np.concatenate([rows, early[i]]) if i in early else rows)
         return out
+
+    def _predict(self, pairs: list[tuple[str, str]]) -> npt.NDArray[np.float32]:
+        if not pairs:
+            return np.zeros((0, 3), dtype=np.float32)
+        return self._verifier.predict(pairs)
 
     # ------------------------------------------------------------------ one claim
     def _align(
@@ -307,13 +337,12 @@ class VerifiedJudge(EmbeddedJudge):
             top = max(by_passage[ctx], key=lambda i: by_passage[ctx][i])
             out.windows.append((top, evidence_window(texts, claim, scores=scores)))
         if self._reads_sentences:
-            seen: list[str] = []
             for _, i, _, _ in scored:
-                if prep.sentences[i].text not in seen:
-                    seen.append(prep.sentences[i].text)
-                if len(seen) == _SENTENCES:
+                if prep.sentences[i].text not in out.sentences:
+                    out.sentences.append(prep.sentences[i].text)
+                    out.sentence_ids.append(i)
+                if len(out.sentences) == _SENTENCES:
                     break
-            out.sentences = seen
         return out
 
     def _decide(
@@ -339,6 +368,14 @@ class VerifiedJudge(EmbeddedJudge):
             )
         if not al.windows:
             return ClaimJudgement(claim, "not_found", 1.0, None, al.reason or "no evidence")
+        if al.by_sentence:
+            # the sentence cascade: a best-aligned sentence alone already supports the claim
+            self.stats["sentence"] += 1
+            alone = probs[:, SUPPORTED]
+            where = al.sentence_ids[int(np.argmax(alone))]
+            return ClaimJudgement(
+                claim, "supported", _clip(float(alone.max())), _evidence(prep, where)
+            )
         self.stats["model"] += 1
         restated_supported = restated_gain = swap_supported = swap_gain = 0.0
         k = len(al.windows)
@@ -421,6 +458,9 @@ class _Alignment:
     rules: ClaimJudgement | None = None  # the rules judge's verdict (a feature)
     #: The best-aligned sentences, read alone against the claim (no neighbours, no heading).
     sentences: list[str] = field(default_factory=list)
+    sentence_ids: list[int] = field(default_factory=list)  # their indices in prep.sentences
+    #: Decided by the sentence cascade: a sentence alone supports the claim surely enough.
+    by_sentence: bool = False
 
 
 def _rules_strength(rules: ClaimJudgement | None) -> float:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -87,8 +88,17 @@ class ClaimVerifier:
         self.temperature = temperature
         self.max_length = max_length
         self._tok = _tokenizer(max_length, verify=expected_sha256 is not None)
+        # One pair per run is too small a job to split over cores (two intra-op threads ran
+        # no faster than one), so the pairs of a call are spread over ``threads`` worker
+        # threads instead, each run on one core; the results are bit-identical either way.
+        self.threads = threads or cpu_count()
+        self._pool = (
+            ThreadPoolExecutor(self.threads, thread_name_prefix="verifier")
+            if self.threads > 1
+            else None
+        )
         opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or cpu_count()
+        opts.intra_op_num_threads = 1
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
@@ -131,16 +141,23 @@ class ClaimVerifier:
         gets the same score in any trace batch; it costs about nothing for windows (~110
         tokens) and about 7 % for short pairs (docs/verifier.md, Session 9).
         """
-        out = np.zeros((len(pairs), 3), dtype=np.float32)
-        for row, (premise, claim) in enumerate(pairs):
-            ids, types = self._encode(premise, claim)
-            feeds = {
-                "input_ids": np.array([ids], dtype=np.int64),
-                "attention_mask": np.ones((1, len(ids)), dtype=np.int64),
-                "token_type_ids": np.array([types], dtype=np.int64),
-            }
-            out[row] = self._session.run(None, feeds)[0][0]
-        return out
+        # encoded here, in the caller's thread: the tokenizer's truncation is switched per pair
+        encoded = [self._encode(premise, claim) for premise, claim in pairs]
+        if self._pool is None or len(encoded) < 2:
+            rows = [self._run(e) for e in encoded]
+        else:
+            rows = list(self._pool.map(self._run, encoded))
+        return np.array(rows, dtype=np.float32).reshape(len(pairs), 3)
+
+    def _run(self, encoded: tuple[list[int], list[int]]) -> FloatArray:
+        ids, types = encoded
+        feeds = {
+            "input_ids": np.array([ids], dtype=np.int64),
+            "attention_mask": np.ones((1, len(ids)), dtype=np.int64),
+            "token_type_ids": np.array([types], dtype=np.int64),
+        }
+        row: FloatArray = self._session.run(None, feeds)[0][0]
+        return row
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> FloatArray:
         """Calibrated probabilities (supported, contradicted, not found), one row per pair."""
