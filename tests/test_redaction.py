@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import random
 import threading
+import uuid
 from datetime import UTC, datetime
 
 import pytest
@@ -67,6 +69,10 @@ def test_detects(mask: PiiRedactor, text: str, expected: str) -> None:
         "Population 8 000 000 and 1 234 567 890 units; 0.25 0.50 0.75",
         "Not a card: 4111 1111 1111 1112. Not an IBAN: DE89 3704 0044 0532 0130 01.",
         "Years 1999-2004 and 2010 to 2020; 3+4=7; 100 km; 20 mg",
+        # digits inside a longer word (a hex id) are no card: 5500005555555559 is Luhn-valid
+        "ref a5500005555555559f and x4111111111111111",
+        # the shape and check digits of an IBAN, but not the length or layout of its country
+        "be64 2c3d 4e5f 6a7b and fa402c3d4e5f6a7b",
         "",
     ],
 )
@@ -315,6 +321,22 @@ def test_overlapping_matches_longest_first_then_pattern_order() -> None:
     assert longest.redact_text("id: 12345678 ok") == "id: [LONG] ok"
     first = PiiRedactor(mode="mask", patterns={"zeta": r"\d{6}", "alpha": r"\d{6}"})
     assert first.redact_text("id: 123456 ok") == "id: [ZETA] ok"
+
+
+def test_opaque_random_ids_are_never_redacted() -> None:
+    # W3C trace ids, span ids and UUIDs hold no personal data; a run of digits inside one may
+    # pass Luhn or mod-97 by chance (about 1 in 300 trace ids did), and a redacted trace id no
+    # longer joins with the assistant's own logs.
+    rng = random.Random(5)
+    redactor = PiiRedactor(mode="mask")
+    ids = [format(rng.getrandbits(128), "032x") for _ in range(5000)]
+    ids += [format(rng.getrandbits(64), "016x") for _ in range(5000)]
+    ids += [str(uuid.UUID(int=rng.getrandbits(128), version=4)) for _ in range(5000)]
+    ids.append("0d6f041a55d374f01733428503549ccb")  # a trace id that was redacted as a card
+    assert [v for v in ids if redactor.redact_id(v) != v] == []
+    # an id that does hold a card number or an IBAN still is
+    assert redactor.redact_id("card=4111111111111111").startswith("redacted:")
+    assert redactor.redact_id("iban:DE89370400440532013000").startswith("redacted:")
 
 
 def test_hash_mode_ids_are_keyed_digests() -> None:

@@ -18,6 +18,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from stdnum import iban as stdnum_iban
+
 __all__ = [
     "BUILTIN_DETECTORS",
     "BUILTIN_KINDS",
@@ -51,14 +53,14 @@ def luhn_valid(digits: str) -> bool:
 
 
 def iban_valid(iban: str) -> bool:
-    """True when ``iban`` (compact, upper case) has a plausible shape and passes mod-97."""
+    """True when ``iban`` (compact, upper case) passes mod-97 *and* has its country's length and
+    layout (the ISO 13616 registry in python-stdnum: "DE" + 2 check digits + 18 digits). The
+    checksum alone passes one random string in 97: one 16-hex span id in 2,000 did."""
     if not 15 <= len(iban) <= 34 or not iban.isascii() or not iban.isalnum():
         return False
     if not (iban[:2].isalpha() and iban[2:4].isdigit()):
         return False
-    rearranged = iban[4:] + iban[:4]
-    number = "".join(str(int(ch, 36)) for ch in rearranged)
-    return int(number) % 97 == 1
+    return bool(stdnum_iban.is_valid(iban, check_country=False))
 
 
 def _digits(text: str) -> str:
@@ -179,7 +181,8 @@ BUILTIN_DETECTORS: dict[str, list[Detector]] = {
     "card": [
         Detector(
             "card",
-            re.compile(r"(?<![\d.,-])\d(?:[ .-]?\d){12,18}(?![\d]|[.,-]\d)"),
+            # not inside a longer word: digits in a hex id ("f0173342850354c") are no card
+            re.compile(r"(?<![^\W_]|[.,-])\d(?:[ .-]?\d){12,18}(?![^\W_]|[.,-]\d)"),
             _check_card,
         )
     ],
