@@ -443,7 +443,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--traces", type=int, default=400, help="traces per pass")
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--batch-traces", type=int, default=16, help="traces per evaluate_batch")
+    ap.add_argument(
+        "--batch-traces", type=int, default=4, help="traces per evaluate_batch (the pipeline's: 4)"
+    )
     ap.add_argument("--workers", type=int, default=1, help="threads calling evaluate_batch")
     ap.add_argument("--runtime", choices=["onnx", "torch"], default=None)
     ap.add_argument("--threads", type=int, default=None)

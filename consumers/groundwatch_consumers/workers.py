@@ -45,11 +45,13 @@ class ConsumerOptions:
 
     workers: int = 1
     queue_capacity: int = 1000
-    # Traces per judge call. 8, as the HTTP queue: the same throughput as 16 or 32 (model calls
-    # still batch across the traces) with a quarter of the latency per call: verifier judge,
-    # warm, 12.5 traces/s and p99 0.99 s per call at 8 vs 11.9 traces/s and 1.8 s at 16
-    # (python -m benchmarks.evaluator --judge verifier --batch-traces N, 2026-12-01).
-    eval_batch: int = 8
+    # Traces per judge call. 4, as the HTTP queue: verifier pairs are scored one by one anyway,
+    # so a smaller call costs little throughput and halves its latency. Verifier judge, two
+    # runs each (python -m benchmarks.evaluator --judge verifier --batch-traces N, 2026-12-02):
+    # cold 12.4 / 10.7 traces/s, p99 per call 0.63 / 0.72 s at 4 vs 13.2 / 12.2 traces/s and
+    # 1.20 / 1.20 s at 8; warm 19.6 / 19.9 vs 21.0 / 17.2 traces/s, p99 0.32 / 0.33 vs 0.56 /
+    # 0.77 s. (At 16: 1.8 s warm, 2026-12-01.)
+    eval_batch: int = 4
     poll_timeout_ms: int = 100
     backoff_initial_s: float = 0.2
     backoff_max_s: float = 5.0

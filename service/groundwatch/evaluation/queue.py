@@ -39,7 +39,7 @@ class EvaluationQueue:
         *,
         capacity: int = 1000,
         workers: int = 1,
-        batch_size: int = 8,
+        batch_size: int = 4,  # as the consumer's eval_batch: p99 <= 1 s per call cold
         max_backoff_s: float = 5.0,
     ):
         self.processor = processor
