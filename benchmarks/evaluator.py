@@ -58,6 +58,7 @@ if __package__ in (None, ""):  # run as a script: make ``benchmarks`` importable
 from benchmarks.workload import make_workload
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
+from groundwatch.evaluation.processing import TRACES_PER_CALL
 from groundwatch.judges.base import Judge, JudgeError, TraceJudgement
 from groundwatch.judges.embedding import (
     CachedEmbedder,
@@ -444,7 +445,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--traces", type=int, default=400, help="traces per pass")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument(
-        "--batch-traces", type=int, default=4, help="traces per evaluate_batch (the pipeline's: 4)"
+        "--batch-traces",
+        type=int,
+        default=TRACES_PER_CALL,
+        help=f"traces per evaluate_batch (the pipeline's: {TRACES_PER_CALL})",
     )
     ap.add_argument("--workers", type=int, default=1, help="threads calling evaluate_batch")
     ap.add_argument("--runtime", choices=["onnx", "torch"], default=None)

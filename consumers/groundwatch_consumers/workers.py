@@ -27,7 +27,7 @@ from opentelemetry.context import Context
 from prometheus_client import Counter
 
 from groundwatch.contract.trace import RagTrace
-from groundwatch.evaluation.processing import TraceProcessor
+from groundwatch.evaluation.processing import TRACES_PER_CALL, TraceProcessor
 from groundwatch_consumers.backpressure import WorkQueue
 from groundwatch_consumers.offsets import OffsetTracker
 from groundwatch_consumers.tracing import TraceSpans
@@ -45,13 +45,7 @@ class ConsumerOptions:
 
     workers: int = 1
     queue_capacity: int = 1000
-    # Traces per judge call. 4, as the HTTP queue: verifier pairs are scored one by one anyway,
-    # so a smaller call costs little throughput and halves its latency. Verifier judge, two
-    # runs each (python -m benchmarks.evaluator --judge verifier --batch-traces N, 2026-12-02):
-    # cold 12.4 / 10.7 traces/s, p99 per call 0.63 / 0.72 s at 4 vs 13.2 / 12.2 traces/s and
-    # 1.20 / 1.20 s at 8; warm 19.6 / 19.9 vs 21.0 / 17.2 traces/s, p99 0.32 / 0.33 vs 0.56 /
-    # 0.77 s. (At 16: 1.8 s warm, 2026-12-01.)
-    eval_batch: int = 4
+    eval_batch: int = TRACES_PER_CALL
     poll_timeout_ms: int = 100
     backoff_initial_s: float = 0.2
     backoff_max_s: float = 5.0

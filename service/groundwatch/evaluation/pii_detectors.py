@@ -60,7 +60,7 @@ def iban_valid(iban: str) -> bool:
         return False
     if not (iban[:2].isalpha() and iban[2:4].isdigit()):
         return False
-    return bool(stdnum_iban.is_valid(iban, check_country=False))
+    return stdnum_iban.is_valid(iban, check_country=False)
 
 
 def _digits(text: str) -> str:

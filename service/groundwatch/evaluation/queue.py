@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import JUDGE_BUGS
-from groundwatch.evaluation.processing import TraceProcessor
+from groundwatch.evaluation.processing import TRACES_PER_CALL, TraceProcessor
 from groundwatch.state.stores import StoreUnavailableError
 
 __all__ = ["EvaluationQueue"]
@@ -39,7 +39,7 @@ class EvaluationQueue:
         *,
         capacity: int = 1000,
         workers: int = 1,
-        batch_size: int = 4,  # as the consumer's eval_batch: p99 <= 1 s per call cold
+        batch_size: int = TRACES_PER_CALL,
         max_backoff_s: float = 5.0,
     ):
         self.processor = processor
