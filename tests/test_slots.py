@@ -681,3 +681,42 @@ def test_bounds_are_read_before_the_value() -> None:
     assert bound("Refunds are issued within 14 days.") == ""
     assert bound("Cancel more than 48 hours before arrival.") == ""
     assert bound("It weighs 5 kg.") == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "hours"),
+    [
+        ("The store closes at 8 pm.", [20.0]),
+        ("Doors open at 7:30 a.m. sharp.", [7.5]),
+        ("The last train leaves at 23:45.", [23.75]),
+        ("Check-in is from 3PM.", [15.0]),
+        ("Opening hours move from 7 pm to 8 pm.", [19.0, 20.0]),
+        ("The clinic opens at 12 am and 12 pm.", [0.0, 12.0]),
+    ],
+)
+def test_clock_times_are_one_value_in_hours(text: str, hours: list[float]) -> None:
+    clock = [q.value for q in parse_slots(text).quantities if q.kind == "clock"]
+    assert clock == pytest.approx(hours)
+    assert all(q.kind == "clock" for q in parse_slots(text).quantities)  # no stray 30 or 00
+
+
+def test_ratios_and_scales_are_no_clock_time() -> None:
+    kinds = {q.kind for q in parse_slots("A 16:9 screen and a 1:50,000 map.").quantities}
+    assert "clock" not in kinds
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("The branch now closes at 20:00.", "The branch now closes at 8 pm."),
+        ("Boarding starts at 6:15 p.m.", "Boarding starts at 18:15."),
+    ],
+)
+def test_clock_times_written_two_ways_agree(claim: str, evidence: str) -> None:
+    assert _conflicts(claim, evidence) == []
+
+
+def test_clock_times_that_differ_conflict() -> None:
+    assert _conflicts("The pharmacy closes at 6 pm.", "The pharmacy closes at 9 pm.") == [
+        "number mismatch: 6 pm vs 9 pm"
+    ]

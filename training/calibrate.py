@@ -34,7 +34,15 @@ from pathlib import Path
 import numpy as np
 
 from groundwatch.judges.verdict import FEATURES, ClaimFeatures, Decision, VerdictModel
-from training.data import CONTRADICTED, NOT_FOUND, SUPPORTED, Pair
+from training.data import (
+    CONTRADICTED,
+    NOT_FOUND,
+    SUPPORTED,
+    WRITTEN_DIR,
+    WRITTEN_HELD_OUT,
+    Pair,
+    is_held_out,
+)
 from training.export import INSTALL_DIR
 from training.train import DEFAULT_MIX, build_data
 
@@ -116,6 +124,37 @@ def collect_cases(paths: list[Path]) -> tuple[np.ndarray, list[frozenset[int]]]:
     return np.array(xs), ys
 
 
+def written_pairs(sets: str, root: Path = WRITTEN_DIR) -> tuple[list[Pair], list[Pair]]:
+    """The project's written RAG-shaped pairs (``training/written``: reworded supported claims,
+    reworded contradictions, not-found additions), each passage whole, as the judge meets it;
+    split by passage with the training split (15 % held out): (fitted on, held out).
+    ``sets``: "all", "none" or file stems, comma-separated. The shipped verifier (v1) was
+    trained before these were written, so for it both sides are unseen pairs."""
+    if sets == "none":
+        return [], []
+    named = None if sets == "all" else set(sets.split(","))
+    fit_on: list[Pair] = []
+    held: list[Pair] = []
+    for path in sorted(root.glob("*.jsonl")):
+        if named is not None and path.stem not in named:
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            index = {"supported": SUPPORTED, "contradicted": CONTRADICTED, "not_found": NOT_FOUND}
+            group = f"written:{row['doc']}"
+            pair = Pair(
+                str(row["premise"]),
+                str(row["hypothesis"]),
+                frozenset({index[str(row["label"])]}),
+                "written",
+                group,
+            )
+            (held if is_held_out(group, WRITTEN_HELD_OUT) else fit_on).append(pair)
+    return fit_on, held
+
+
 _TRACE_KEYS = ("trace_id", "question", "contexts", "answer", "citations", "attributes")
 
 
@@ -180,6 +219,86 @@ def thresholds(
         "supported_balanced_accuracy": best_ba,
     }
     return t_con, best_t, figures
+
+
+#: The bars :func:`bar_table` reports, highest first.
+REPORT_BARS = (0.99, 0.97, 0.95, 0.93, 0.90, 0.88, 0.85, 0.80, 0.70)
+
+
+def bar_table(
+    probs: np.ndarray, ys: list[frozenset[int]], bars: tuple[float, ...] = REPORT_BARS
+) -> list[dict[str, float]]:
+    """What each *contradicted* bar would predict: claims called contradicted, how many of them
+    are wrong (labelled supported, or not found only), precision, and how many of the strictly
+    contradicted claims it finds. The trade the ``--precision`` target picks from."""
+    wrong_con = np.array([SUPPORTED in y or y == {NOT_FOUND} for y in ys], dtype=bool)
+    strict = np.array([y == {CONTRADICTED} for y in ys], dtype=bool)
+    rows = []
+    for t in bars:
+        pred = probs[:, 1] >= t
+        n = int(pred.sum())
+        rows.append(
+            {
+                "bar": t,
+                "predicted": n,
+                "wrong": int((pred & wrong_con).sum()),
+                "precision": float(1 - wrong_con[pred].mean()) if n else 1.0,
+                "found": int((pred & strict).sum()),
+                "strict": int(strict.sum()),
+            }
+        )
+    return rows
+
+
+def out_of_fold(
+    groups: list[tuple[np.ndarray, list[frozenset[int]], int]], folds: int = 5, seed: int = 0
+) -> list[np.ndarray]:
+    """Each claim's probabilities from a model fitted without it (``folds``-fold over every
+    group of (features, labels, weight) at once, the same fit and weights as the shipped one):
+    the figures a bar has on claims it was not fitted on."""
+    rng = np.random.default_rng(seed)
+    fold = [rng.integers(0, folds, len(ys)) for _, ys, _ in groups]
+    out = [np.zeros((len(ys), 3)) for _, ys, _ in groups]
+    for k in range(folds):
+        fx: list[np.ndarray] = []
+        fys: list[frozenset[int]] = []
+        for (x, ys, weight), f in zip(groups, fold, strict=True):
+            kept = [y for y, t in zip(ys, f != k, strict=True) if t]
+            fx += [x[f != k]] * weight
+            fys += kept * weight
+        w, b = fit(np.concatenate(fx), fys)
+        for (x, _, _), f, o in zip(groups, fold, out, strict=True):
+            z = x[f == k] @ w.T + b
+            p = np.exp(z - z.max(1, keepdims=True))
+            o[f == k] = p / p.sum(1, keepdims=True)
+    return out
+
+
+def verdict_figures(
+    probs: np.ndarray, ys: list[frozenset[int]], t_con: float, t_sup: float
+) -> dict[str, float]:
+    """3-way accuracy of the verdicts at these bars, and the *contradicted* predictions: how
+    many, their precision, and the share of strictly contradicted claims found."""
+    v = _verdicts(probs, t_con, t_sup)
+    right = np.array([int(c) in y for c, y in zip(v, ys, strict=True)], dtype=bool)
+    strict = np.array([y == {CONTRADICTED} for y in ys], dtype=bool)
+    wrong_con = np.array([SUPPORTED in y or y == {NOT_FOUND} for y in ys], dtype=bool)
+    pred = v == 1
+    return {
+        "accuracy": float(right.mean()) if len(ys) else 0.0,
+        "contradicted_predicted": int(pred.sum()),
+        "contradicted_precision": float(1 - wrong_con[pred].mean()) if pred.any() else 0.0,
+        "contradicted_recall_strict": float(pred[strict].mean()) if strict.any() else 0.0,
+    }
+
+
+def _print_bars(title: str, rows: list[dict[str, float]]) -> None:
+    print(title)
+    for r in rows:
+        print(
+            f"  bar {r['bar']:.2f}: {r['predicted']:4d} predicted, {r['wrong']:3d} wrong"
+            f" (precision {r['precision']:.3f}), {r['found']:4d} of {r['strict']} found"
+        )
 
 
 def sentence_cascade(
@@ -265,6 +384,13 @@ def main() -> None:
     # The labelled RAG traces are what the judge meets in production; the held-out pairs are
     # NLI-shaped. At 10x the 149 trace claims weigh about as much as the 1,330 pairs (c4).
     ap.add_argument("--cases-weight", type=int, default=10, help="weight of a labelled-trace claim")
+    ap.add_argument(
+        "--written",
+        default="none",
+        help="written RAG pairs (training/written) also fitted on: 'all', 'none' or file stems;"
+        " their held-out passages (15 %%) are reported, never fitted",
+    )
+    ap.add_argument("--written-weight", type=int, default=1, help="weight of a written pair")
     ap.add_argument("--version", default="c7", help="the calibration's name in metric_version")
     ap.add_argument(
         "--sentence-cascade",
@@ -285,6 +411,7 @@ def main() -> None:
     if unknown:
         ap.error(f"unknown features {unknown}; known: {', '.join(FEATURES)}")
     saved = Path(args.out) / "calibration_features.npz"
+    written_saved = Path(args.out) / f"written_features_{args.written.replace(',', '-')}.npz"
     if args.reuse:
         data = np.load(saved, allow_pickle=False)
         x, cx = data["x"], data["cx"]
@@ -294,24 +421,63 @@ def main() -> None:
         x, ys, cx, cys = _collect_all(args)
         Path(args.out).mkdir(parents=True, exist_ok=True)
         np.savez(saved, x=x, y=_masks(ys), cx=cx, cy=_masks(cys))
-    print(f"claims with features: {len(ys)} pairs, {len(cys)} labelled-trace claims")
-    x_all, cx_all = x, cx
+    wx = hx = np.zeros((0, len(FEATURES)))
+    wys: list[frozenset[int]] = []
+    hys: list[frozenset[int]] = []
+    if args.written != "none":
+        if args.reuse and written_saved.exists():
+            data = np.load(written_saved, allow_pickle=False)
+            wx, hx, wys, hys = data["wx"], data["hx"], _sets(data["wy"]), _sets(data["hy"])
+        else:
+            fit_on, held_pairs = written_pairs(args.written)
+            wx, wys = collect(fit_on)
+            hx, hys = collect(held_pairs)
+            Path(args.out).mkdir(parents=True, exist_ok=True)
+            np.savez(written_saved, wx=wx, wy=_masks(wys), hx=hx, hy=_masks(hys))
+    print(
+        f"claims with features: {len(ys)} pairs, {len(cys)} labelled-trace claims,"
+        f" {len(wys)} written pairs fitted on, {len(hys)} held out"
+    )
+    x_all = np.concatenate([x, wx]) if len(wys) else x
+    cx_all = cx
     cols = [FEATURES.index(n) for n in names]
     x = x[:, cols]
     cx = cx[:, cols] if len(cys) else cx
+    wx = wx[:, cols] if len(wys) else np.zeros((0, len(cols)))
+    hx = hx[:, cols] if len(hys) else np.zeros((0, len(cols)))
     # The labelled RAG traces are the production shape: they count several times in the fit.
     k = args.cases_weight
-    fx = np.concatenate([x, *([cx] * k)]) if len(cys) and k else x
-    fys = ys + cys * k
-    w, b = fit(fx, fys)
+    kw = args.written_weight if len(wys) else 0
+    groups = [(x, ys, 1), (cx, cys, k), (wx, wys, kw)]
+    groups = [g for g in groups if len(g[1]) and g[2]]
+    w, b = fit(
+        np.concatenate([m for m, _, n in groups for _ in range(n)]),
+        [y for _, yy, n in groups for _ in range(n) for y in yy],
+    )
 
     def probs_of(m: np.ndarray) -> np.ndarray:
         z = m @ w.T + b
         p = np.exp(z - z.max(1, keepdims=True))
         return p / p.sum(1, keepdims=True)
 
-    probs = probs_of(x)
-    t_con, t_sup, figures = thresholds(probs, ys, args.precision)
+    # Thresholds on the pairs (held-out training pairs and written pairs together).
+    pair_x = np.concatenate([x, wx]) if len(wys) else x
+    pair_ys = ys + wys
+    probs = probs_of(pair_x)
+    t_con, t_sup, figures = thresholds(probs, pair_ys, args.precision)
+    # What every bar would do, in sample and on claims each fold was not fitted on.
+    titled = [("held-out pairs", x, ys), ("labelled traces", cx, cys), ("written pairs", wx, wys)]
+    for title, m, yy in titled:
+        if len(yy):
+            _print_bars(f"contradicted bars, {title} (in sample):", bar_table(probs_of(m), yy))
+    oof = out_of_fold(groups)
+    for (m, yy, _), o in zip(groups, oof, strict=True):
+        title = next(t for t, mm, _ in titled if mm is m)
+        _print_bars(f"contradicted bars, {title} (5-fold, out of fold):", bar_table(o, yy))
+    if len(wys):
+        t_written = contradicted_threshold(probs_of(wx), wys, args.precision, min_predicted=10)
+        t_con = max(t_con, t_written)
+        figures["written_threshold"] = t_written
     if len(cys):
         cprobs = probs_of(cx)
         t_cases = contradicted_threshold(cprobs, cys, args.precision, min_predicted=3)
@@ -323,6 +489,14 @@ def main() -> None:
             float(1 - wrong[pred].mean()) if pred.any() else 0.0
         )
         figures["cases_threshold"] = t_cases
+    if len(hys):
+        # the written pairs' held-out passages: never fitted on, the calibration's own test
+        for key, value in verdict_figures(probs_of(hx), hys, t_con, t_sup).items():
+            figures[f"written_heldout_{key}"] = value
+        print(
+            "written pairs held out:",
+            {k: round(v, 3) for k, v in figures.items() if k.startswith("written_heldout")},
+        )
     cascade: float | None = None
     if args.sentence_cascade and "sentence_supported" in names:
         verdicts = _verdicts(probs, t_con, t_sup)
@@ -342,6 +516,7 @@ def main() -> None:
         "sentence_cascade": cascade,
         "fit_claims": len(ys),
         "fit_case_claims": len(cys),
+        **({"fit_written_claims": len(wys), "written_sets": args.written} if len(wys) else {}),
         "fit_figures": {k: round(v, 4) for k, v in figures.items()},
         "seed": args.seed,
     }

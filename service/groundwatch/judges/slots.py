@@ -387,6 +387,42 @@ def _unit(raw: str | None) -> tuple[str, float] | None:
     return None
 
 
+# Clock times: "7 pm", "7:30 a.m.", "19:00" (24-hour). Read as hours since midnight (kind
+# "clock"), so "20:00" and "8 pm" agree and "9:30" is one value, not 9 and 30. Minutes are two
+# digits ("16:9" is a ratio); a scale or list after them ("1:50,000") is no time.
+_CLOCK_12 = re.compile(
+    r"(?<![\w:.,])(?P<h>1[0-2]|0?[1-9])(?::(?P<m>[0-5]\d))?\s?(?P<ap>[ap])(?:\.\s?m\.|\s?m\b)", re.I
+)
+_CLOCK_24 = re.compile(r"(?<![\w:.,])(?P<h>[01]?\d|2[0-4]):(?P<m>[0-5]\d)(?![\d:]|[.,]\d)")
+
+
+def _clock_times(masked: str, out: list[Quantity]) -> str:
+    """Append every clock time of ``masked`` to ``out`` as a "clock" quantity; the text with
+    those spans blanked (their digits are no other value)."""
+    for rx in (_CLOCK_12, _CLOCK_24):
+        for m in rx.finditer(masked):
+            hour = int(m.group("h")) % (12 if "ap" in m.groupdict() and m.group("ap") else 24)
+            if m.groupdict().get("ap") and m.group("ap").lower() == "p":
+                hour += 12
+            value = hour + int(m.group("m") or 0) / 60
+            bound = _bound_before(masked[max(0, m.start() - 40) : m.start()])
+            context = _local_context(masked, m.start(), m.end())
+            out.append(
+                Quantity(
+                    value,
+                    value,
+                    "clock",
+                    m.group(0).strip(),
+                    (value, value),
+                    context,
+                    scope=_scope(masked, m.start()),
+                    bound=bound,
+                )
+            )
+            masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
+    return masked
+
+
 @lru_cache(maxsize=65536)
 def _parse_quantities(
     text: str,
@@ -437,6 +473,7 @@ def _parse_quantities(
         masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
     masked = _fractions_as_digits(masked)
     out: list[Quantity] = []
+    masked = _clock_times(masked, out)
     for m in _ORDINAL.finditer(masked):
         word = m.group(1).lower()
         value = float(_ORDINALS.get(word) or int(re.sub(r"\D", "", word)))
