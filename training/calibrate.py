@@ -42,6 +42,7 @@ from training.data import (
     WRITTEN_HELD_OUT,
     Pair,
     is_held_out,
+    load_written,
 )
 from training.export import INSTALL_DIR
 from training.train import DEFAULT_MIX, build_data
@@ -132,27 +133,10 @@ def written_pairs(sets: str, root: Path = WRITTEN_DIR) -> tuple[list[Pair], list
     trained before these were written, so for it both sides are unseen pairs."""
     if sets == "none":
         return [], []
-    named = None if sets == "all" else set(sets.split(","))
-    fit_on: list[Pair] = []
-    held: list[Pair] = []
-    for path in sorted(root.glob("*.jsonl")):
-        if named is not None and path.stem not in named:
-            continue
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            index = {"supported": SUPPORTED, "contradicted": CONTRADICTED, "not_found": NOT_FOUND}
-            group = f"written:{row['doc']}"
-            pair = Pair(
-                str(row["premise"]),
-                str(row["hypothesis"]),
-                frozenset({index[str(row["label"])]}),
-                "written",
-                group,
-            )
-            (held if is_held_out(group, WRITTEN_HELD_OUT) else fit_on).append(pair)
-    return fit_on, held
+    named = None if sets == "all" else tuple(sets.split(","))
+    pairs = load_written(root, named, whole=True)
+    held = [p for p in pairs if is_held_out(p.group, WRITTEN_HELD_OUT)]
+    return [p for p in pairs if not is_held_out(p.group, WRITTEN_HELD_OUT)], held
 
 
 _TRACE_KEYS = ("trace_id", "question", "contexts", "answer", "citations", "attributes")
@@ -179,11 +163,19 @@ def fit(x: np.ndarray, ys: list[frozenset[int]], l2: float = 1e-3, steps: int = 
     return w, b
 
 
+def _label_masks(ys: list[frozenset[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(a *contradicted* verdict would be wrong: labelled supported, or not found only; the
+    label is strictly contradicted), one row per claim."""
+    wrong_con = np.array([SUPPORTED in y or y == {NOT_FOUND} for y in ys], dtype=bool)
+    strict = np.array([y == {CONTRADICTED} for y in ys], dtype=bool)
+    return wrong_con, strict
+
+
 def contradicted_threshold(
     probs: np.ndarray, ys: list[frozenset[int]], precision: float, min_predicted: int
 ) -> float:
     """The lowest P(contradicted) whose precision is >= ``precision`` at every higher bar too."""
-    wrong_con = np.array([SUPPORTED in y or y == {NOT_FOUND} for y in ys])
+    wrong_con, _ = _label_masks(ys)
     bars = np.arange(0.30, 0.995, 0.01)
     ok = []
     for t in bars:
@@ -201,8 +193,7 @@ def contradicted_threshold(
 def thresholds(
     probs: np.ndarray, ys: list[frozenset[int]], precision: float
 ) -> tuple[float, float, dict[str, float]]:
-    wrong_con = np.array([SUPPORTED in y or y == {NOT_FOUND} for y in ys])
-    strict = np.array([y == {CONTRADICTED} for y in ys])
+    wrong_con, strict = _label_masks(ys)
     t_con = contradicted_threshold(probs, ys, precision, min_predicted=10)
     sup = np.array([y == {SUPPORTED} for y in ys])
     best_t, best_ba = 0.5, 0.0
@@ -231,8 +222,7 @@ def bar_table(
     """What each *contradicted* bar would predict: claims called contradicted, how many of them
     are wrong (labelled supported, or not found only), precision, and how many of the strictly
     contradicted claims it finds. The trade the ``--precision`` target picks from."""
-    wrong_con = np.array([SUPPORTED in y or y == {NOT_FOUND} for y in ys], dtype=bool)
-    strict = np.array([y == {CONTRADICTED} for y in ys], dtype=bool)
+    wrong_con, strict = _label_masks(ys)
     rows = []
     for t in bars:
         pred = probs[:, 1] >= t
@@ -281,8 +271,7 @@ def verdict_figures(
     many, their precision, and the share of strictly contradicted claims found."""
     v = _verdicts(probs, t_con, t_sup)
     right = np.array([int(c) in y for c, y in zip(v, ys, strict=True)], dtype=bool)
-    strict = np.array([y == {CONTRADICTED} for y in ys], dtype=bool)
-    wrong_con = np.array([SUPPORTED in y or y == {NOT_FOUND} for y in ys], dtype=bool)
+    wrong_con, strict = _label_masks(ys)
     pred = v == 1
     return {
         "accuracy": float(right.mean()) if len(ys) else 0.0,
@@ -448,8 +437,9 @@ def main() -> None:
     # The labelled RAG traces are the production shape: they count several times in the fit.
     k = args.cases_weight
     kw = args.written_weight if len(wys) else 0
-    groups = [(x, ys, 1), (cx, cys, k), (wx, wys, kw)]
-    groups = [g for g in groups if len(g[1]) and g[2]]
+    titled = [("held-out pairs", x, ys, 1), ("labelled traces", cx, cys, k)]
+    titled += [("written pairs", wx, wys, kw)]
+    groups = [(m, yy, n) for _, m, yy, n in titled if len(yy) and n]
     w, b = fit(
         np.concatenate([m for m, _, n in groups for _ in range(n)]),
         [y for _, yy, n in groups for _ in range(n) for y in yy],
@@ -466,13 +456,10 @@ def main() -> None:
     probs = probs_of(pair_x)
     t_con, t_sup, figures = thresholds(probs, pair_ys, args.precision)
     # What every bar would do, in sample and on claims each fold was not fitted on.
-    titled = [("held-out pairs", x, ys), ("labelled traces", cx, cys), ("written pairs", wx, wys)]
-    for title, m, yy in titled:
-        if len(yy):
-            _print_bars(f"contradicted bars, {title} (in sample):", bar_table(probs_of(m), yy))
-    oof = out_of_fold(groups)
-    for (m, yy, _), o in zip(groups, oof, strict=True):
-        title = next(t for t, mm, _ in titled if mm is m)
+    fitted = [(title, m, yy) for title, m, yy, n in titled if len(yy) and n]
+    for title, m, yy in fitted:
+        _print_bars(f"contradicted bars, {title} (in sample):", bar_table(probs_of(m), yy))
+    for (title, _, yy), o in zip(fitted, out_of_fold(groups), strict=True):
         _print_bars(f"contradicted bars, {title} (5-fold, out of fold):", bar_table(o, yy))
     if len(wys):
         t_written = contradicted_threshold(probs_of(wx), wys, args.precision, min_predicted=10)

@@ -169,9 +169,12 @@ WRITTEN_HELD_OUT = 0.15
 FIRST_WRITTEN = ("wa", "wb", "wc", "wd", "we", "wf")
 
 
-def load_written(root: Path = WRITTEN_DIR, sets: tuple[str, ...] | None = None) -> list[Pair]:
+def load_written(
+    root: Path = WRITTEN_DIR, sets: tuple[str, ...] | None = None, *, whole: bool = False
+) -> list[Pair]:
     """The project's own written pairs (``training/written/*.jsonl``: premise, hypothesis,
-    label, doc), each premise cut into a window as the judge cuts it; grouped by passage.
+    label, doc), each premise cut into a window as the judge cuts it (``whole``: the passage
+    as written, as the judge meets it in a trace); grouped by passage.
     ``sets`` names the files to read (stems, e.g. ``("wa", "wg")``); None reads every file."""
     out: list[Pair] = []
     for path in sorted(root.glob("*.jsonl")):
@@ -181,7 +184,7 @@ def load_written(root: Path = WRITTEN_DIR, sets: tuple[str, ...] | None = None) 
             premise, claim = str(row["premise"]), str(row["hypothesis"])
             out.append(
                 Pair(
-                    windowed(premise, claim),
+                    premise if whole else windowed(premise, claim),
                     claim,
                     _target(str(row["label"])),
                     "written",

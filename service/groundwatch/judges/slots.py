@@ -401,9 +401,8 @@ def _clock_times(masked: str, out: list[Quantity]) -> str:
     those spans blanked (their digits are no other value)."""
     for rx in (_CLOCK_12, _CLOCK_24):
         for m in rx.finditer(masked):
-            hour = int(m.group("h")) % (12 if "ap" in m.groupdict() and m.group("ap") else 24)
-            if m.groupdict().get("ap") and m.group("ap").lower() == "p":
-                hour += 12
+            ap = (m.groupdict().get("ap") or "").lower()  # "" on the 24-hour clock
+            hour = int(m.group("h")) % (12 if ap else 24) + (12 if ap == "p" else 0)
             value = hour + int(m.group("m") or 0) / 60
             bound = _bound_before(masked[max(0, m.start() - 40) : m.start()])
             context = _local_context(masked, m.start(), m.end())
