@@ -28,6 +28,7 @@ from groundwatch.runtime import Runtime
 from groundwatch.settings import ApiSettings, Settings
 from tests.builders import build_settings
 from tests.fakes import FakeJudge, VerdictFn, make_trace
+from tests.needles import assert_absent
 
 TOKEN_A = "tok-alpha-6f1d0c2b9e8a47d3"
 TOKEN_B = "tok-beta-0a9b8c7d6e5f4a3b"
@@ -133,8 +134,13 @@ def test_metrics_token() -> None:
         assert client.get("/healthz").status_code == 200
 
 
+VAULT_MARKER = "qzvkrwmxtjplfbnh"
+
+
 def test_page_leaks_no_trace_content_without_token() -> None:
-    secret_claim = "The vault code is 4242 and Zanzibar wins."
+    # Letters only, long and made up: /metrics is full of digits (``_created`` timestamps such
+    # as 1.7963229381474242e+09), so a short number would turn up there by chance.
+    secret_claim = f"The vault code is {VAULT_MARKER} and Zanzibar wins."
     with _client(build_settings(SECURITY_BASE), verdict_fn=lambda c, t: "contradicted") as (
         client,
         _,
@@ -145,7 +151,9 @@ def test_page_leaks_no_trace_content_without_token() -> None:
             == 200
         )
         # The secret is stored (so its absence below means something) ...
-        assert "Zanzibar" in json.dumps(_wait_for_findings(client, 1))
+        stored = json.dumps(_wait_for_findings(client, 1))
+        assert "Zanzibar" in stored
+        assert VAULT_MARKER in stored
         # ... yet no route a caller without a token can reach returns it. The page is public
         # (it fetches /v1/findings with the token the user pastes) and static: the same bytes
         # before and after findings exist.
@@ -155,8 +163,8 @@ def test_page_leaks_no_trace_content_without_token() -> None:
         assert "/v1/findings" in open_paths
         for path in open_paths:
             response = client.get(path)
-            assert "Zanzibar" not in response.text, path
-            assert "4242" not in response.text, path
+            assert_absent("Zanzibar", response.text, where=path)
+            assert_absent(VAULT_MARKER, response.text, where=path)
         with _client(build_settings(SECURITY_BASE)) as (fresh, _):
             assert fresh.get("/").text == client.get("/").text
 
