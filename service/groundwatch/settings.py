@@ -82,8 +82,20 @@ class ApiSettings(BaseModel):
     max_inflight: int = Field(
         default=64,
         ge=1,
-        description="Most connections and requests served at once; 503 beyond (uvicorn "
-        "limit_concurrency).",
+        description="Most requests served at once; 503 + Retry-After beyond. /healthz, /readyz "
+        "and /metrics are never refused (idle connections do not count).",
+    )
+    max_connections: int = Field(
+        default=1000,
+        ge=1,
+        description="Most open connections; past it the connection idle longest (no request "
+        "in progress) is closed to make room, so idle clients cannot lock the probes out.",
+    )
+    max_inflight_bytes: int = Field(
+        default=24_000_000,
+        ge=1,
+        description="Request bodies held in memory at once, all requests together (bytes); a "
+        "body that does not fit is refused with 503 + Retry-After before it is read.",
     )
     keep_alive_s: float = Field(
         default=5.0, description="Idle keep-alive connections are closed after this long."

@@ -119,6 +119,11 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.add_middleware(BodySizeLimit, max_bytes=settings.api.max_body_bytes)
+    from groundwatch.api.limits import BodyBudget, InflightLimit
+
+    # Added last = runs first: requests in progress, then body bytes held (issue 36).
+    app.add_middleware(BodyBudget, max_bytes=settings.api.max_inflight_bytes)
+    app.add_middleware(InflightLimit, max_inflight=settings.api.max_inflight)
     if settings.api.docs:
         from groundwatch.api.docs import docs_router
 

@@ -11,6 +11,11 @@ keep-alive timeout usually closes those first). A request whose body has not ful
 within ``body_timeout_s`` after its headers is closed: the application sees
 ``http.disconnect`` and gives up. Both are total deadlines, not gaps between reads, so a client
 trickling one byte a second holds a connection for at most the timeout.
+
+At most ``max_connections`` connections stay open: one more evicts the connection that has
+waited longest for a request (nothing in progress on it: kept-alive, or a request line and
+headers not yet complete), so a crowd of idle or slow clients never locks out a new one such as
+a liveness probe. When every connection has a request in progress the new one is closed.
 """
 
 from __future__ import annotations
@@ -39,15 +44,19 @@ _REQUEST_TIMEOUT = (
 class _GuardedH11Protocol(H11Protocol):
     header_timeout_s: float = 10.0
     body_timeout_s: float = 60.0
+    max_connections: int = 1000
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._read_deadline: asyncio.TimerHandle | None = None
         self._reading: str | None = None  # "headers", "body" or None (nothing owed)
+        self._waiting_since = 0.0  # when it started waiting for a request (reading headers)
 
     def _arm(self, phase: str, seconds: float) -> None:
         self._disarm()
         self._reading = phase
+        if phase == "headers":
+            self._waiting_since = self.loop.time()
         self._read_deadline = self.loop.call_later(seconds, self._read_timed_out, phase)
 
     def _disarm(self) -> None:
@@ -89,6 +98,27 @@ class _GuardedH11Protocol(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._arm("headers", self.header_timeout_s)
+        if len(self.connections) > self.max_connections:
+            self._make_room()
+
+    def _make_room(self) -> None:
+        """Close the connection waiting longest for a request; this one if all are busy."""
+        waiting = [
+            p
+            for p in self.connections
+            if p is not self
+            and isinstance(p, _GuardedH11Protocol)
+            and p._reading == "headers"
+            and not p.transport.is_closing()
+        ]
+        if not waiting:
+            log.info("closing a new connection: %d open, all busy", len(self.connections))
+            self.transport.close()
+            return
+        oldest = min(waiting, key=lambda p: p._waiting_since)
+        log.debug("closing the longest idle connection: over %d open", self.max_connections)
+        oldest._disarm()
+        oldest.transport.close()
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
@@ -103,10 +133,17 @@ class _GuardedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
 
-def guarded_h11(header_timeout_s: float, body_timeout_s: float) -> type[H11Protocol]:
-    """uvicorn's h11 protocol with header and body read deadlines (pass as ``http=``)."""
+def guarded_h11(
+    header_timeout_s: float, body_timeout_s: float, max_connections: int = 1000
+) -> type[H11Protocol]:
+    """uvicorn's h11 protocol with header and body read deadlines and a connection cap that
+    evicts idle connections (pass as ``http=``)."""
     return type(
         "GuardedH11Protocol",
         (_GuardedH11Protocol,),
-        {"header_timeout_s": header_timeout_s, "body_timeout_s": body_timeout_s},
+        {
+            "header_timeout_s": header_timeout_s,
+            "body_timeout_s": body_timeout_s,
+            "max_connections": max(1, max_connections),
+        },
     )

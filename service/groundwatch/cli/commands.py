@@ -34,8 +34,10 @@ def _warn_startup(settings: Settings) -> None:
 def serve_app(app: Any, host: str, port: int, settings: Settings | None = None) -> Any:
     """A uvicorn server for ``app`` (not yet started); SIGTERM/SIGINT stop it gracefully.
 
-    Bounded: at most ``api.max_inflight`` connections and requests at once (503 beyond),
-    idle keep-alive connections closed after ``api.keep_alive_s``, request headers and bodies
+    Bounded: at most ``api.max_connections`` open connections (one more closes the one idle
+    longest, so idle clients never lock out a probe), ``api.max_inflight`` requests at once
+    (503 beyond, probes exempt: ``api.limits``), idle keep-alive connections closed after
+    ``api.keep_alive_s``, request headers and bodies
     that do not arrive within ``api.header_timeout_s`` / ``api.body_timeout_s`` cut off, a
     shutdown that waits at most ``api.drain_timeout_s`` for open requests (then the evaluation
     queue drains, bounded by the same setting)."""
@@ -48,10 +50,13 @@ def serve_app(app: Any, host: str, port: int, settings: Settings | None = None) 
         app,
         host=host,
         port=port,
-        http=guarded_h11(api.header_timeout_s, api.body_timeout_s),
+        http=guarded_h11(api.header_timeout_s, api.body_timeout_s, api.max_connections),
         log_level="warning",
         access_log=False,
-        limit_concurrency=api.max_inflight,
+        # Not uvicorn's limit_concurrency: it counts idle connections too and then answers 503
+        # to every request, probes included (issue 36). Requests: InflightLimit; connections:
+        # guarded_h11's cap.
+        limit_concurrency=None,
         timeout_keep_alive=max(1, int(api.keep_alive_s)),
         timeout_graceful_shutdown=max(1, int(api.drain_timeout_s)),
         h11_max_incomplete_event_size=64 * 1024,  # request line + headers
