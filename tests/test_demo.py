@@ -64,6 +64,8 @@ def _metrics(contradicted_per_trace: float, claims: float, faithfulness: float) 
             f'groundwatch_window_mean{{{window},metric="faithfulness"}} {faithfulness}',
             "# TYPE groundwatch_traces_received_total counter",
             'groundwatch_traces_received_total{source="demo"} 240',
+            "# TYPE groundwatch_process_start_time_seconds gauge",
+            "groundwatch_process_start_time_seconds 1796322938.1",
             "# TYPE groundwatch_window_store_up gauge",
             "groundwatch_window_store_up 1",
             "",
@@ -116,19 +118,36 @@ def test_the_reported_time_follows_the_rules_file(tmp_path: Path) -> None:
     assert verdicts["GroundwatchContradictedClaims"].for_s == 180
 
 
-def test_scaled_rules_divide_for_and_keep_expressions() -> None:
-    shipped = yaml.safe_load(RULES.read_text())
-    scaled, changed = scaled_rules(RULES, 450.0)
-    assert changed["GroundwatchContradictedClaims"] == "10m -> 2s"
-    assert changed["GroundwatchContradictionsSustained"] == "30m -> 4s"
-    pairs = zip(shipped["groups"][0]["rules"], scaled["groups"][0]["rules"], strict=True)
-    assert all(a["expr"] == b["expr"] for a, b in pairs)
-    assert scaled["groups"][0]["interval"] == "1s"
+def test_demo_rules_scale_every_range_and_for_of_the_windowed_alerts() -> None:
+    """Issue 33: `min_over_time(...[5m])` left at 5m kept the page from firing live in the demo
+    while promtool said FIRES. Every range of a windowed alert is compressed with its for:."""
+    shipped = {
+        r["alert"]: r
+        for r in yaml.safe_load(RULES.read_text())["groups"][0]["rules"]
+        if "alert" in r
+    }
+    demo = scaled_rules(RULES, 180.0)
+    rules = {r["alert"]: r for r in demo.rules["groups"][0]["rules"] if "alert" in r}
+    assert demo.scaled["GroundwatchContradictedClaims"] == "for: 10m -> 4s, [5m] -> [3s]"
+    assert demo.scaled["GroundwatchContradictionsSustained"] == "for: 30m -> 10s, [5m] -> [3s]"
+    page = rules["GroundwatchContradictedClaims"]
+    assert page["for"] == "4s"
+    assert re.findall(r"\[[^\]]+\]", page["expr"]) == ["[3s]", "[3s]"]
+    assert page["expr"] == shipped["GroundwatchContradictedClaims"]["expr"].replace("[5m]", "[3s]")
+    for name in demo.scaled:
+        assert not re.search(r"\[\d+[mhd]\]", rules[name]["expr"]), name
+    # process counters run on the real clock: shipped ranges and for:
+    assert set(demo.kept) >= {"GroundwatchNoTraces", "GroundwatchEvaluatorErrors"}
+    assert "GroundwatchWindowStoreDown" in demo.kept
+    for name in demo.kept:
+        assert rules[name] == shipped[name], name
+    assert demo.longest_for_s == 10
+    assert demo.rules["groups"][0]["interval"] == "1s"
 
 
 @pytest.mark.prometheus
 def test_local_prometheus_stops_on_an_interrupt() -> None:
-    scaled, _ = scaled_rules(RULES, 450.0)
+    scaled = scaled_rules(RULES, 450.0).rules
     binary = _prometheus()
     seen: list[str] = []
 
@@ -192,6 +211,14 @@ def test_demo_with_prometheus_end_to_end() -> None:
     )
     assert re.search(r"quiet\s+GroundwatchEvaluatorErrors", out)
     live = out.split("Prometheus alerts seen", 1)[1]
+    # issue 33: the page promtool says FIRES fires live too; nothing pages for "no traces"
+    assert re.search(
+        r"GroundwatchContradictedClaims\s+pending \+\d+s, firing \+\d+s\s+1 series: all ", live
+    ), live
+    assert not re.search(r"GroundwatchNoTraces\s+.*firing", live), live
+    assert re.search(
+        r"kept as shipped \(process counters, real clock\):.*GroundwatchNoTraces", proc.stderr
+    )
     assert re.search(r"GroundwatchRetrievalDrift\s+pending \+\d+s", live), live
     # under load which drift alert gets past its scaled for: first varies; one on "all" must
     assert re.search(r"Drift\s+pending \+\d+s, firing \+\d+s\s+\d+ series: all ", live), live

@@ -230,14 +230,22 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
             )
         return await run_in_threadpool(_ingest, rt(), settings, items, "http")
 
-    from groundwatch.api.findings import findings_router, page_router
+    from groundwatch.api.findings import findings_router, label_router, page_router
 
     # The page and its assets hold no data: public. Its script sends the token the user pastes
     # (kept in sessionStorage) as a bearer header to the JSON routes, which need it.
     app.include_router(
-        findings_router(runtime_.findings, runtime_.windows, settings, include_page=False),
+        findings_router(
+            runtime_.findings,
+            runtime_.windows,
+            settings,
+            include_page=False,
+            include_labels=False,
+        ),
         dependencies=read_auth,
     )
+    # Labelling a finding writes: guarded like ingest.
+    app.include_router(label_router(runtime_.findings), dependencies=write_auth)
     app.include_router(
         page_router(runtime_.findings, runtime_.windows, settings, authorize=guard.require_read)
     )

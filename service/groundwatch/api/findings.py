@@ -9,6 +9,10 @@ Routes: ``GET /v1/findings`` (newest first, ``limit`` + ``cursor``; filter by sl
 ``?tenant=acme`` for any configured slice key, or ``?slice=tenant:acme``, repeatable),
 ``GET /v1/findings/cases`` (the same findings as a JSONL download of draft eval cases, one per
 trace, newest first: ``limit`` traces, the same slice filters, ``since_min``),
+``GET /v1/findings?sample=random&n=50`` (a uniform random sample of the kept findings, to label:
+an estimate of the judge's precision from it is unbiased, unlike one from the loudest or newest),
+``POST /v1/findings/{id}/label`` (:func:`label_router`, a write route: right / wrong / unsure,
+an optional corrected verdict and a note; re-labelling replaces),
 ``GET /v1/windows`` (window means, rates and drift as JSON), ``GET /`` (the page) and its
 assets under ``/static/``. The page sends the bearer token typed into it with every request,
 so the JSON routes can sit behind authentication while the page and its assets are public
@@ -24,7 +28,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
@@ -36,7 +40,13 @@ from groundwatch.settings import Settings
 from groundwatch.state.bucket_reader import WindowReader, as_reader
 from groundwatch.state.findings import InvalidCursorError
 from groundwatch.state.slices import SliceMapper
-from groundwatch.state.stores import Finding, FindingStore, StoreUnavailableError, WindowStore
+from groundwatch.state.stores import (
+    Finding,
+    FindingLabel,
+    FindingStore,
+    StoreUnavailableError,
+    WindowStore,
+)
 from groundwatch.suite.findings_export import drafts_from_findings
 
 __all__ = [
@@ -44,7 +54,10 @@ __all__ = [
     "CASES_MAX_TRACES",
     "FindingOut",
     "FindingsPageOut",
+    "LabelIn",
+    "LabelOut",
     "findings_router",
+    "label_router",
     "page_router",
 ]
 
@@ -66,9 +79,35 @@ _SECURITY_HEADERS = {
 }
 
 
+#: Longest note kept with a label (characters); a longer one is refused (422).
+NOTE_MAX_CHARS = 1000
+
+
+class LabelIn(BaseModel):
+    """Body of ``POST /v1/findings/{id}/label``."""
+
+    model_config = {"extra": "forbid"}
+
+    label: Literal["right", "wrong", "unsure"] = Field(
+        description="right: the claim is contradicted; wrong: it is not; unsure: cannot tell."
+    )
+    corrected_verdict: Literal["supported", "not_found"] | None = Field(
+        default=None, description="With label wrong only: the verdict the claim should have had."
+    )
+    note: str | None = Field(default=None, max_length=NOTE_MAX_CHARS)
+
+
+class LabelOut(BaseModel):
+    label: str
+    corrected_verdict: str | None
+    note: str | None
+    labelled_at: str = Field(description="RFC 3339 UTC.")
+
+
 class FindingOut(BaseModel):
     """One contradicted claim, as returned by GET /v1/findings."""
 
+    id: str = Field(description="trace_id#claim_index: the finding's key (label route).")
     trace_id: str
     claim_index: int
     ts: float = Field(description="Trace time, unix seconds.")
@@ -81,6 +120,7 @@ class FindingOut(BaseModel):
     score: float
     reason: str | None
     judge_version: str = Field(description="metric_version of the judge that found it.")
+    label: LabelOut | None = Field(default=None, description="Its triage label, when given.")
 
 
 class FindingsPageOut(BaseModel):
@@ -89,12 +129,28 @@ class FindingsPageOut(BaseModel):
     total: int = Field(description="Findings matching the filter (kept ones only).")
 
 
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds")
+
+
+def _label_out(label: FindingLabel | None) -> LabelOut | None:
+    if label is None:
+        return None
+    return LabelOut(
+        label=label.label,
+        corrected_verdict=label.corrected_verdict,
+        note=label.note,
+        labelled_at=_iso(label.ts),
+    )
+
+
 def _out(f: Finding) -> FindingOut:
     return FindingOut(
+        id=f.key,
         trace_id=f.trace_id,
         claim_index=f.claim_index,
         ts=f.ts,
-        time=datetime.fromtimestamp(f.ts, UTC).isoformat(timespec="milliseconds"),
+        time=_iso(f.ts),
         slices=f.slices,
         claim=f.claim,
         evidence=f.evidence,
@@ -103,6 +159,7 @@ def _out(f: Finding) -> FindingOut:
         score=f.score,
         reason=f.reason,
         judge_version=f.metric_version,
+        label=_label_out(f.label),
     )
 
 
@@ -215,8 +272,11 @@ def findings_router(
     settings: Settings,
     *,
     include_page: bool = True,
+    include_labels: bool = True,
 ) -> APIRouter:
-    """The triage routes over a finding store and a window store (see module docstring)."""
+    """The triage routes over a finding store and a window store (see module docstring).
+    ``include_labels=False`` leaves out the label route, for an app that mounts
+    :func:`label_router` behind its write guard."""
     reader = as_reader(windows)
     slice_keys = list(settings.windows.slice_keys)
     router = APIRouter()
@@ -237,16 +297,28 @@ def findings_router(
     @router.get("/v1/findings", response_model=FindingsPageOut, tags=["triage"])
     def list_findings(
         request: Request,
+        *,
         limit: Annotated[int, Query(ge=1, le=500, description="Page size.")] = 50,
         cursor: Annotated[str | None, Query(max_length=2048)] = None,
         slice_: Annotated[
             list[str],
             Query(alias="slice", description="key:value slice filter, repeatable (AND)."),
         ] = [],  # noqa: B006 - FastAPI copies query defaults
+        sample: Annotated[
+            Literal["random"] | None,
+            Query(description="random: a uniform random sample of the kept findings to label."),
+        ] = None,
+        n: Annotated[int, Query(ge=1, le=500, description="Sample size (sample=random).")] = 50,
     ) -> FindingsPageOut:
-        """Contradicted claims, newest first, optionally filtered by slice."""
+        """Contradicted claims, newest first, optionally filtered by slice; with
+        ``sample=random``, ``n`` of them drawn at random (no cursor), for unbiased labelling."""
         wanted = slice_filter(request, slice_)
         try:
+            if sample == "random":
+                drawn = store.sample(n, slice_filter=wanted or None)
+                return FindingsPageOut(
+                    items=[_out(f) for f in drawn], next_cursor=None, total=len(drawn)
+                )
             page = store.page(limit=limit, cursor=cursor, slice_filter=wanted or None)
         except InvalidCursorError as exc:
             raise HTTPException(400, str(exc)) from None
@@ -334,6 +406,38 @@ def findings_router(
         except StoreUnavailableError as exc:
             raise _unavailable(exc) from None
 
+    if include_labels:
+        router.include_router(label_router(store))
     if include_page:
         router.include_router(page_router(store, windows, settings))
+    return router
+
+
+def label_router(store: FindingStore, *, clock: Callable[[], float] = time.time) -> APIRouter:
+    """``POST /v1/findings/{id}/label``: a write route (mount it behind the write guard).
+    ``id`` is the finding's ``trace_id#claim_index``, URL-encoded (``#`` as ``%23``)."""
+    router = APIRouter()
+
+    @router.post(
+        "/v1/findings/{finding_id:path}/label",
+        response_model=FindingOut,
+        tags=["triage"],
+        responses={404: {"description": "No such finding is kept."}},
+    )
+    def label_finding(finding_id: str, body: LabelIn) -> FindingOut:
+        """Label a finding: the judge was right, wrong (optionally with the verdict it should
+        have given) or unsure. Labelling again replaces the label. The labels feed
+        ``groundwatch_judge_contradicted_precision`` and ``groundwatch judge adapt``."""
+        if body.corrected_verdict is not None and body.label != "wrong":
+            raise HTTPException(422, "corrected_verdict goes with label 'wrong' only")
+        note = (body.note or "").strip() or None
+        label = FindingLabel(body.label, clock(), body.corrected_verdict, note)
+        try:
+            found = store.set_label(finding_id[:1024], label)
+        except StoreUnavailableError as exc:
+            raise _unavailable(exc) from None
+        if found is None:
+            raise HTTPException(404, "no such finding")
+        return _out(found)
+
     return router

@@ -84,6 +84,34 @@ def _download_link(filters: PageFilters) -> str:
     )
 
 
+_LABEL_BUTTONS = (("right", "right"), ("wrong", "wrong"), ("unsure", "unsure"))
+
+
+def _label_cell(f: Any) -> str:
+    """The finding's label and the controls to (re)label it; page.js posts them to
+    ``POST /v1/findings/{id}/label``. Without script the cell still shows the label."""
+    label = getattr(f, "label", None)
+    current = "unlabelled" if label is None else label.label
+    if label is not None and label.corrected_verdict:
+        current += f" ({label.corrected_verdict.replace('_', ' ')})"
+    key = escape(f.id)
+    buttons = "".join(
+        f"<button type='button' class='label-btn' data-label='{value}'>{text}</button>"
+        for value, text in _LABEL_BUTTONS
+    )
+    corrected = (
+        "<select class='label-corrected' aria-label='corrected verdict'>"
+        "<option value=''>verdict if wrong</option><option value='supported'>supported</option>"
+        "<option value='not_found'>not found</option></select>"
+    )
+    note = escape(label.note or "") if label is not None else ""
+    return (
+        f"<td class='label' data-finding='{key}'>"
+        f"<span class='label-state'>{escape(current)}</span><br>{buttons}<br>{corrected}"
+        f"<input class='label-note' maxlength='1000' placeholder='note' value='{note}'></td>"
+    )
+
+
 def _findings(items: list[Any], total: int, filters: PageFilters) -> str:
     rows = []
     for f in items:
@@ -98,16 +126,19 @@ def _findings(items: list[Any], total: int, filters: PageFilters) -> str:
             f"<td class='num'>{_fmt(f.score, 2)}</td>"
             f"<td>{escape(slices)}</td>"
             f"<td><code>{escape(f.judge_version)}</code></td>"
+            f"{_label_cell(f)}"
             "</tr>"
         )
     if not rows:
-        rows.append("<tr><td colspan='7'>No contradicted claims match these filters.</td></tr>")
+        rows.append("<tr><td colspan='8'>No contradicted claims match these filters.</td></tr>")
     return (
         f"<section id='findings-section'><h2>Findings <span id='total'>({total})</span></h2>"
         + _download_link(filters)
         + "<table id='findings'><thead><tr><th>time / trace</th><th>claim</th>"
         "<th>evidence (disagreeing value marked)</th><th>reason</th><th>score</th>"
-        "<th>slice</th><th>judge</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
+        "<th>slice</th><th>judge</th><th>label</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
         "</section>"
     )
 

@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from groundwatch.cli.demo_alerts import default_rules_path, parse_duration
+from groundwatch.cli.demo_alerts import default_rules_path
 from groundwatch.contract.trace import RagTrace, validate_trace
 from groundwatch.settings import Settings
 
@@ -129,15 +129,21 @@ def _start_prometheus(
     from groundwatch.cli.demo_prometheus import AlertLog, local_prometheus, scaled_rules
 
     compression = 3600 / settings.windows.export_windows_s["1h"]
-    scaled, changed = scaled_rules(rules, compression)
-    url = stack.enter_context(local_prometheus(binary, target, scaled))
+    demo_rules = scaled_rules(rules, compression)
+    url = stack.enter_context(local_prometheus(binary, target, demo_rules.rules))
     print(
-        f"groundwatch demo: prometheus {url} scrapes the demo every 1s with {rules};"
-        f" time runs {compression:.0f}x faster here, so for: is scaled"
-        f" ({', '.join(sorted(set(changed.values())))})",
+        f"groundwatch demo: prometheus {url} scrapes the demo every 1s with a demo copy of"
+        f" {rules}; the windows' clock runs {compression:.0f}x faster here, so the rules on"
+        " window and drift series are scaled:",
         file=sys.stderr,
     )
-    longest = max((parse_duration(v.split(" -> ")[1]) for v in changed.values()), default=1.0)
+    for alert, change in sorted(demo_rules.scaled.items()):
+        print(f"  {alert:36s} {change}", file=sys.stderr)
+    print(
+        "  kept as shipped (process counters, real clock): " + ", ".join(demo_rules.kept),
+        file=sys.stderr,
+    )
+    longest = demo_rules.longest_for_s
     return AlertLog(url, longest_for_s=longest)
 
 
@@ -191,7 +197,16 @@ def _replay(  # noqa: PLR0917 - one private call site
         )
         print("\n".join(lines) if lines else "  none went pending")
     if serve_forever:
-        print("groundwatch demo: still serving; Ctrl-C stops", file=sys.stderr)
+        # No traffic comes after the replay: left running, the windows would empty within
+        # a window's length and the page would say "no drift" right after DRIFT was printed.
+        # Keep the last ones (/metrics keeps exporting them; the page and /v1/windows say so).
+        frozen = runtime.windows.freeze()
+        at = time.strftime("%H:%M:%S", time.localtime(frozen))
+        print(
+            f"groundwatch demo: still serving; windows frozen at {at} (the end of the replay),"
+            " so the page and /metrics keep its last values; Ctrl-C stops",
+            file=sys.stderr,
+        )
         thread.join()
     return 0
 

@@ -42,6 +42,7 @@ __all__ = [
 ]
 
 HORIZON_MIN = 60
+START_TIME = "groundwatch_process_start_time_seconds"
 _METRIC = re.compile(r"\b(groundwatch_[a-z0-9_]+)")
 _DURATION = re.compile(r"(\d+)(ms|s|m|h|d|w|y)")
 _UNIT_S = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
@@ -200,6 +201,9 @@ def input_series(metrics_text: str, wanted: set[str], elapsed_s: float) -> list[
             labels = ", ".join(f'{k}="{_series_name(v)}"' for k, v in sorted(sample.labels.items()))
             series = f"{sample.name}{{{labels}}}"
             value = float(sample.value)
+            if sample.name == START_TIME:
+                # promtool's clock starts at 0 (the end of the replay): started elapsed_s before
+                value = -elapsed_s
             if family.type == "counter":
                 step = value / max(1.0, elapsed_s) * 60.0
                 out.append({"series": series, "values": f"{value:g}+{step:g}x{HORIZON_MIN}"})

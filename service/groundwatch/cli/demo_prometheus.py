@@ -1,9 +1,10 @@
 """``groundwatch demo --with-prometheus``: a real Prometheus scraping the demo with the shipped rules.
 
 Starts the Debian package's ``prometheus`` binary on a free loopback port with a temporary data
-directory, a one-second scrape and evaluation interval and ``dashboards/alerts.yml``. The rule
-expressions are the shipped ones; only the ``for:`` durations are divided by the demo's time
-compression (the demo's ``1h`` window is the last half of the replay), which is printed. The
+directory, a one-second scrape and evaluation interval and a demo copy of ``dashboards/alerts.yml``:
+the alerts that read window or drift series (whose clock the demo compresses: its ``1h`` window is
+the last half of the replay) get every range and ``for:`` divided by the compression; the alerts on
+process counters keep the shipped ones. Both lists are printed. The
 process is stopped and its directory removed on every exit path (end, Ctrl-C, failure).
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import re
 import shutil
 import socket
 import subprocess
@@ -19,6 +21,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +29,7 @@ import yaml
 
 from groundwatch.cli.demo_alerts import parse_duration
 
-__all__ = ["MISSING", "AlertLog", "local_prometheus", "scaled_rules"]
+__all__ = ["MISSING", "AlertLog", "DemoRules", "local_prometheus", "scaled_rules"]
 
 MISSING = (
     "prometheus is not installed: --with-prometheus runs the Debian package's binary "
@@ -40,19 +43,58 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def scaled_rules(rules_path: Path, compression: float) -> tuple[dict[str, Any], dict[str, str]]:
-    """The shipped rules with ``for:`` divided by ``compression`` (at least 1s) and a 1s group
-    interval; also ``{alert: "10m -> 4s"}`` for the printout."""
+_RANGE = re.compile(r"\[([0-9]+(?:ms|s|m|h|d|w|y)(?:[0-9]+(?:ms|s|m|h|d|w|y))*)\]")
+# Series on the demo's compressed clock: the window store's "1h" is the last half of the replay.
+_WINDOWED = re.compile(r"\bgroundwatch_(?:window_(?!store_)|drift_)\w+")
+MIN_RANGE_S = 3  # a range must hold a few 1 s scrapes, so one missed scrape does not reset for:
+
+
+@dataclass
+class DemoRules:
+    """A demo copy of the shipped rules: ``rules`` for Prometheus, ``scaled`` (alert -> what was
+    compressed, for the printout), ``kept`` (alerts left as shipped) and the longest ``for:``."""
+
+    rules: dict[str, Any]
+    scaled: dict[str, str] = field(default_factory=dict)
+    kept: list[str] = field(default_factory=list)
+    longest_for_s: float = 1.0
+
+
+def scaled_rules(rules_path: Path, compression: float) -> DemoRules:
+    """The shipped rules for the demo's compressed clock, in a 1s group interval.
+
+    The demo compresses only the window store's clock (its exported ``1h`` window is the last
+    half of the replay), so the alerts that read window or drift series get every range and
+    their ``for:`` divided by ``compression`` (ranges at least ``MIN_RANGE_S``, ``for:`` at
+    least 1s). Alerts on process counters (traffic, rejects, lag, store health) run on the real
+    clock and keep their shipped ranges and ``for:``.
+    """
     rules = yaml.safe_load(rules_path.read_text("utf-8"))
-    changed: dict[str, str] = {}
+    out = DemoRules(rules)
+
+    def scale_range(match: re.Match[str]) -> str:
+        seconds = max(MIN_RANGE_S, math.ceil(parse_duration(match.group(1)) / compression))
+        return f"[{seconds}s]"
+
     for group in rules["groups"]:
         group["interval"] = "1s"
         for rule in group["rules"]:
+            if "alert" not in rule:
+                continue
+            if not _WINDOWED.search(rule["expr"]):
+                out.kept.append(rule["alert"])
+                continue
+            ranges = sorted(set(_RANGE.findall(rule["expr"])))
+            rule["expr"] = _RANGE.sub(scale_range, rule["expr"])
+            parts = []
             if "for" in rule:
                 seconds = max(1, math.ceil(parse_duration(str(rule["for"])) / compression))
-                changed[rule["alert"]] = f"{rule['for']} -> {seconds}s"
+                parts.append(f"for: {rule['for']} -> {seconds}s")
                 rule["for"] = f"{seconds}s"
-    return rules, changed
+                out.longest_for_s = max(out.longest_for_s, float(seconds))
+            parts.extend(f"[{r}] -> {_RANGE.sub(scale_range, f'[{r}]')}" for r in ranges)
+            out.scaled[rule["alert"]] = ", ".join(parts)
+    return out
 
 
 class AlertLog:

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 __all__ = [
     "CASE_VERSION",
     "CaseOrigin",
+    "ClaimLabel",
     "ContradictedClaim",
     "EvalCase",
     "EvidenceQuote",
@@ -65,14 +66,30 @@ class Nugget(BaseModel):
     vital: bool = True
 
 
+class ClaimLabel(BaseModel):
+    """An engineer's triage of a finding on the page (``POST /v1/findings/{id}/label``):
+    the judge was *right* (the claim is contradicted), *wrong* (``corrected_verdict`` says what
+    it should have been, when known) or the engineer is *unsure*."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    label: Literal["right", "wrong", "unsure"]
+    corrected_verdict: Literal["supported", "not_found"] | None = None
+    note: str | None = None
+    labelled_at: float | None = Field(default=None, description="Unix seconds.")
+
+
 class ContradictedClaim(BaseModel):
-    """A claim production found contradicted, with the passage sentence that contradicts it."""
+    """A claim production found contradicted, with the passage sentence that contradicts it,
+    and its triage label when one was given."""
 
     model_config = ConfigDict(extra="forbid")
 
     claim: str
     evidence: str | None = None
     context_id: str | None = None
+    claim_index: int | None = None
+    label: ClaimLabel | None = None
 
 
 class CaseOrigin(BaseModel):

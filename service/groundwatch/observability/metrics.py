@@ -13,6 +13,8 @@ no free text.
 
 from __future__ import annotations
 
+import time
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from groundwatch.contract.record import EvaluationRecord
@@ -145,6 +147,13 @@ class PipelineMetrics:
         self.findings = Counter(
             "groundwatch_findings", "Contradicted claims kept as findings.", registry=registry
         )
+        # Lets GroundwatchNoTraces tell "just started, no trace yet" from "blind": always present.
+        self.started = Gauge(
+            "groundwatch_process_start_time_seconds",
+            "Unix time at which this groundwatch process started.",
+            registry=registry,
+        )
+        self.started.set(time.time())
 
     def set_judge(self, backend: str, metric_version: str) -> None:
         self.judge_info.clear()

@@ -5,6 +5,8 @@ Usage::
 
     store = MemoryFindingStore(settings)
     store.add(findings)                                   # idempotent per trace_id#claim_index
+    store.set_label("t-1#0", FindingLabel("wrong", time.time(), "supported"))  # re-label replaces
+    to_label = store.sample(20)                           # uniform random, for an unbiased estimate
     page = store.page(limit=50, slice_filter={"tenant": "acme"})
     more = store.page(limit=50, cursor=page.next_cursor)  # newest first, stable under inserts
 
@@ -17,13 +19,21 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import dataclasses
 import json
+import random
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from groundwatch.settings import Settings
-from groundwatch.state.stores import Finding, FindingPage, FindingPassage, FindingTrace
+from groundwatch.state.stores import (
+    Finding,
+    FindingLabel,
+    FindingPage,
+    FindingPassage,
+    FindingTrace,
+)
 
 __all__ = [
     "InvalidCursorError",
@@ -32,6 +42,9 @@ __all__ = [
     "encode_cursor",
     "finding_from_dict",
     "finding_to_dict",
+    "label_from_dict",
+    "label_to_dict",
+    "sample_findings",
 ]
 
 
@@ -69,7 +82,29 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
         "metric_version": f.metric_version,
         "slices": dict(f.slices),
         "trace": None if f.trace is None else _trace_to_dict(f.trace),
+        "label": None if f.label is None else label_to_dict(f.label),
     }
+
+
+def label_to_dict(label: FindingLabel) -> dict[str, Any]:
+    return {
+        "label": label.label,
+        "ts": label.ts,
+        "corrected_verdict": label.corrected_verdict,
+        "note": label.note,
+    }
+
+
+def label_from_dict(d: Any) -> FindingLabel | None:
+    """The stored label, or None (absent, or not a label this version reads)."""
+    if not isinstance(d, Mapping) or not d.get("label"):
+        return None
+    return FindingLabel(
+        label=str(d["label"]),
+        ts=float(d.get("ts") or 0.0),
+        corrected_verdict=_opt(d.get("corrected_verdict")),
+        note=_opt(d.get("note")),
+    )
 
 
 def _trace_to_dict(t: FindingTrace) -> dict[str, Any]:
@@ -122,6 +157,7 @@ def finding_from_dict(d: Mapping[str, Any]) -> Finding:
         metric_version=str(d["metric_version"]),
         slices={str(k): str(v) for k, v in dict(slices).items()},
         trace=_trace_from_dict(d.get("trace")),
+        label=label_from_dict(d.get("label")),
     )
 
 
@@ -188,3 +224,33 @@ class MemoryFindingStore:
                     more = True
         next_cursor = encode_cursor(items[-1].ts, items[-1].key) if more and items else None
         return FindingPage(items=items, next_cursor=next_cursor, total=total)
+
+    def set_label(self, key: str, label: FindingLabel) -> Finding | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is None:
+                return None
+            labelled = dataclasses.replace(found, label=label)
+            self._items[key] = labelled
+            return labelled
+
+    def labelled(self) -> list[Finding]:
+        with self._lock:
+            return [f for f in self._items.values() if f.label is not None]
+
+    def sample(self, n: int, *, slice_filter: dict[str, str] | None = None) -> list[Finding]:
+        wanted = dict(slice_filter or {})
+        with self._lock:
+            matching = [
+                f
+                for f in self._items.values()
+                if all(f.slices.get(k) == v for k, v in wanted.items())
+            ]
+        return sample_findings(matching, n)
+
+
+def sample_findings(findings: Sequence[Finding], n: int) -> list[Finding]:
+    """Up to ``n`` of ``findings`` drawn uniformly without replacement, newest first. Not for
+    secrets: ``random`` is enough for picking what to label."""
+    picked = random.sample(list(findings), min(max(0, n), len(findings)))
+    return sorted(picked, key=lambda f: (f.ts, f.key), reverse=True)

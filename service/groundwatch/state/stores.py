@@ -17,7 +17,10 @@ from typing import Protocol, runtime_checkable
 from groundwatch.contract.record import EvaluationRecord
 
 __all__ = [
+    "CORRECTED_VERDICTS",
+    "LABELS",
     "Finding",
+    "FindingLabel",
     "FindingPage",
     "FindingPassage",
     "FindingStore",
@@ -75,6 +78,25 @@ class FindingTrace:
         return len(self.question) + len(self.answer or "") + sum(len(p.text) for p in self.passages)
 
 
+#: What an engineer says of a finding: the judge was right (the claim is contradicted), wrong,
+#: or they cannot tell.
+LABELS = ("right", "wrong", "unsure")
+#: The verdict a "wrong" finding should have had.
+CORRECTED_VERDICTS = ("supported", "not_found")
+
+
+@dataclass(frozen=True)
+class FindingLabel:
+    """A person's triage of one finding. ``label`` is one of :data:`LABELS`;
+    ``corrected_verdict`` (one of :data:`CORRECTED_VERDICTS`) only goes with "wrong"; ``note``
+    is free text for people (never a metric label); ``ts`` is when it was given (unix s)."""
+
+    label: str
+    ts: float
+    corrected_verdict: str | None = None
+    note: str | None = None
+
+
 @dataclass(frozen=True)
 class Finding:
     """One contradicted claim kept for triage (text already redacted as configured); ``trace``
@@ -92,6 +114,7 @@ class Finding:
     metric_version: str
     slices: dict[str, str] = field(default_factory=dict)
     trace: FindingTrace | None = None
+    label: FindingLabel | None = None
 
     @property
     def key(self) -> str:
@@ -141,6 +164,21 @@ class FindingStore(Protocol):
         cursor: str | None = None,
         slice_filter: dict[str, str] | None = None,
     ) -> FindingPage: ...
+
+    def set_label(self, key: str, label: FindingLabel) -> Finding | None:
+        """Label the finding ``key`` (``trace_id#claim_index``), replacing any earlier label
+        (idempotent); durable when it returns. Returns the labelled finding, or None when no
+        such finding is kept. Re-adding the finding (a re-delivery) keeps its label."""
+        ...
+
+    def labelled(self) -> list[Finding]:
+        """Every kept finding that has a label (bounded by the store's size), any order."""
+        ...
+
+    def sample(self, n: int, *, slice_filter: dict[str, str] | None = None) -> list[Finding]:
+        """Up to ``n`` kept findings matching ``slice_filter``, drawn uniformly at random
+        without replacement (an unbiased set to label), newest first."""
+        ...
 
     def ping(self) -> bool: ...
 

@@ -15,6 +15,8 @@ From the finding store (:func:`drafts_from_findings`), the trace text is what th
 (``Finding.trace``: redacted like the claim, cut to ``findings.case_text_chars``); without it
 (redaction mode ``drop_text``, or a finding stored before it was kept) a draft has the claim,
 its verdict's evidence, ids and slices only, and the question reads ``(question not recorded)``.
+A finding labelled on the page carries its label (``origin.contradicted[].label``), the input
+of ``groundwatch judge adapt``.
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from groundwatch.contract.case import (
     CaseOrigin,
+    ClaimLabel,
     ContradictedClaim,
     EvalCase,
     EvidenceQuote,
 )
 from groundwatch.contract.record import EvaluationRecord
 from groundwatch.contract.trace import RagTrace
-from groundwatch.state.stores import Finding
+from groundwatch.state.stores import Finding, FindingLabel
 
 __all__ = [
     "NO_QUESTION",
@@ -90,6 +93,19 @@ def drafts_from_records(
     return drafts, missing
 
 
+def _label(label: FindingLabel | None) -> ClaimLabel | None:
+    if label is None:
+        return None
+    return ClaimLabel.model_validate(
+        {
+            "label": label.label,
+            "corrected_verdict": label.corrected_verdict,
+            "note": label.note,
+            "labelled_at": label.ts,
+        }
+    )
+
+
 def draft_from_findings(findings: Sequence[Finding]) -> EvalCase:
     """One draft case from the findings of one trace (its contradicted claims)."""
     first = findings[0]
@@ -117,7 +133,13 @@ def draft_from_findings(findings: Sequence[Finding]) -> EvalCase:
             trace_id=first.trace_id,
             answer=kept.answer if kept is not None else None,
             contradicted=[
-                ContradictedClaim(claim=f.claim, evidence=f.evidence, context_id=f.context_id)
+                ContradictedClaim(
+                    claim=f.claim,
+                    evidence=f.evidence,
+                    context_id=f.context_id,
+                    claim_index=f.claim_index,
+                    label=_label(f.label),
+                )
                 for f in claims
             ],
             metric_version=first.metric_version,

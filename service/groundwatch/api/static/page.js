@@ -2,7 +2,9 @@
 // every value HTML-escaped; this script only adds the bearer token the user pastes (kept in
 // sessionStorage), refreshes <main> from /page/main with the same filters, and fetches the
 // "Download as eval cases" link (/v1/findings/cases with those filters) with the token, saving
-// the response as a file: a plain link cannot send the bearer header.
+// the response as a file: a plain link cannot send the bearer header. The label buttons of a
+// finding POST its label (right / wrong / unsure, the corrected verdict and the note of its
+// row) to /v1/findings/{id}/label with the token, and show what the server stored.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -69,10 +71,49 @@ async function downloadCases(link) {
   }
 }
 
+async function labelFinding(button) {
+  const cell = button.closest("td.label");
+  if (!cell) return;
+  const id = cell.dataset.finding;
+  const corrected = cell.querySelector(".label-corrected");
+  const note = cell.querySelector(".label-note");
+  const body = { label: button.dataset.label };
+  if (body.label === "wrong" && corrected && corrected.value) {
+    body.corrected_verdict = corrected.value;
+  }
+  if (note && note.value.trim()) body.note = note.value.trim();
+  try {
+    const resp = await fetch("v1/findings/" + encodeURIComponent(id) + "/label", {
+      method: "POST",
+      headers: Object.assign({ "Content-Type": "application/json" }, headers()),
+      body: JSON.stringify(body),
+      cache: "no-store",
+    });
+    if (!resp.ok) {
+      httpError("label", resp.status);
+      return;
+    }
+    const stored = (await resp.json()).label || {};
+    let text = stored.label || "unlabelled";
+    if (stored.corrected_verdict) text += " (" + stored.corrected_verdict.replace("_", " ") + ")";
+    cell.querySelector(".label-state").textContent = text;
+    setStatus("labelled " + id + " " + text, false);
+  } catch (err) {
+    setStatus("label: " + String(err.message || err), true);
+  }
+}
+
 $("token").value = sessionStorage.getItem("gw-token") || "";
-// <main> is replaced on refresh: listen on the document for the download link.
+// <main> is replaced on refresh: listen on the document for the download link and labels.
 document.addEventListener("click", (ev) => {
-  const link = ev.target instanceof Element ? ev.target.closest("#download-cases") : null;
+  const target = ev.target instanceof Element ? ev.target : null;
+  const button = target ? target.closest(".label-btn") : null;
+  if (button) {
+    ev.preventDefault();
+    labelFinding(button);
+    return;
+  }
+  const link = target ? target.closest("#download-cases") : null;
   if (!link) return;
   ev.preventDefault();
   downloadCases(link);
