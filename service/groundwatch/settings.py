@@ -6,10 +6,12 @@ e.g. ``GROUNDWATCH_KAFKA__BOOTSTRAP_SERVERS``. ``groundwatch config`` prints the
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from groundwatch.contract.trace import TraceLimits
@@ -34,6 +36,21 @@ __all__ = [
 
 ENV_PREFIX = "GROUNDWATCH_"
 
+#: Shortest API token accepted when the API binds beyond loopback (shorter only warns there).
+MIN_TOKEN_CHARS = 16
+
+_REDIS_SCHEMES = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
+
+
+def _is_loopback(host: str) -> bool:
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
 
 def environment_variable(path: tuple[str | int, ...] | list[str]) -> str:
     """The variable that sets a settings field: ``("api", "port")`` -> ``GROUNDWATCH_API__PORT``."""
@@ -50,7 +67,7 @@ def groundwatch_environment() -> dict[str, str]:
 
 class ApiSettings(BaseModel):
     host: str = Field(default="127.0.0.1", description="Bind address of the HTTP API.")
-    port: int = Field(default=8080, description="Port of the HTTP API.")
+    port: int = Field(default=8080, ge=0, le=65535, description="Port of the HTTP API.")
     tokens: Annotated[list[SecretStr], NoDecode] = Field(
         default_factory=list,
         description=(
@@ -65,19 +82,23 @@ class ApiSettings(BaseModel):
         default=False,
         description="Allow a non-loopback host without tokens (endpoints open to the network).",
     )
-    max_body_bytes: int = Field(default=10_000_000, description="Largest accepted request body.")
-    max_batch: int = Field(default=1000, description="Most traces in one POST /v1/rag-traces.")
+    max_body_bytes: int = Field(
+        default=10_000_000, ge=1, description="Largest accepted request body."
+    )
+    max_batch: int = Field(
+        default=1000, ge=1, description="Most traces in one POST /v1/rag-traces."
+    )
     rate_limit_per_s: float = Field(
-        default=50.0, description="Requests per second per token (0 = off)."
+        default=50.0, ge=0.0, description="Requests per second per token (0 = off)."
     )
     rate_limit_burst: int = Field(
-        default=100, description="Burst size of the per-token rate limit."
+        default=100, ge=1, description="Burst size of the per-token rate limit."
     )
     rate_limit_max_clients: int = Field(
         default=10_000, ge=1, description="Rate-limit buckets kept (least recently used dropped)."
     )
     queue_size: int = Field(
-        default=1000, description="Bounded in-process queue of traces to evaluate."
+        default=1000, ge=1, description="Bounded in-process queue of traces to evaluate."
     )
     max_inflight: int = Field(
         default=64,
@@ -98,7 +119,7 @@ class ApiSettings(BaseModel):
         "body that does not fit is refused with 503 + Retry-After before it is read.",
     )
     keep_alive_s: float = Field(
-        default=5.0, description="Idle keep-alive connections are closed after this long."
+        default=5.0, gt=0.0, description="Idle keep-alive connections are closed after this long."
     )
     header_timeout_s: float = Field(
         default=10.0,
@@ -128,25 +149,61 @@ class ApiSettings(BaseModel):
     @classmethod
     def _token_list(cls, value: Any) -> Any:
         # Never raise with the value in hand: a validation error would print the secret.
+        # A token is a non-empty string: ``[null]`` (a template rendering a missing secret) or
+        # ``[1]`` is an error, never the token "None" or "1" (issue 36).
         if isinstance(value, SecretStr):
             value = value.get_secret_value()
+        if value is None:
+            return []
         if isinstance(value, str):
             text = value.strip()
+            if not text:
+                return []
             if text.startswith("["):
                 try:
                     value = json.loads(text)
                 except ValueError:
-                    value = [text]
+                    raise ValueError("not a valid JSON list of strings") from None
+                if not isinstance(value, list):
+                    raise ValueError("not a valid JSON list of strings")
             else:
                 value = text.split(",")
-        if isinstance(value, list | tuple):
-            out: list[Any] = []
-            for item in value:
-                raw = item.get_secret_value() if isinstance(item, SecretStr) else str(item)
-                if raw.strip():
-                    out.append(raw.strip())
-            return out
-        return [] if value is None else [str(value)]
+        if not isinstance(value, list | tuple):
+            raise ValueError("expected a JSON list of strings or comma-separated tokens")
+        out: list[str] = []
+        for n, item in enumerate(value, 1):
+            raw = item.get_secret_value() if isinstance(item, SecretStr) else item
+            if not isinstance(raw, str):
+                kind = "null" if raw is None else type(raw).__name__
+                raise ValueError(f"token {n} is {kind}, not a string")
+            if not raw.strip():
+                raise ValueError(f"token {n} is empty")
+            out.append(raw.strip())
+        return out
+
+    @field_validator("tokens", mode="after")
+    @classmethod
+    def _long_beyond_loopback(cls, value: list[SecretStr], info: ValidationInfo) -> Any:
+        host = info.data.get("host", "127.0.0.1")
+        if not _is_loopback(host):
+            short = sum(1 for t in value if len(t.get_secret_value()) < MIN_TOKEN_CHARS)
+            if short:
+                raise ValueError(
+                    f"{short} token(s) shorter than {MIN_TOKEN_CHARS} characters while binding "
+                    f"{host} (beyond loopback)"
+                )
+        return value
+
+    @field_validator("max_inflight_bytes", mode="after")
+    @classmethod
+    def _room_for_one_body(cls, value: int, info: ValidationInfo) -> int:
+        largest = info.data.get("max_body_bytes")
+        if isinstance(largest, int) and value < largest:
+            raise ValueError(
+                "must be at least GROUNDWATCH_API__MAX_BODY_BYTES (else the largest accepted "
+                "body can never be read)"
+            )
+        return value
 
 
 class KafkaSettings(BaseModel):
@@ -171,11 +228,15 @@ class KafkaSettings(BaseModel):
     ssl_cafile: str | None = Field(default=None, description="CA bundle for SSL.")
     ssl_certfile: str | None = Field(default=None, description="Client certificate for SSL.")
     ssl_keyfile: str | None = Field(default=None, description="Client key for SSL.")
-    session_timeout_ms: int = Field(default=10_000, description="Consumer group session timeout.")
-    heartbeat_interval_ms: int = Field(default=3_000, description="Consumer heartbeat interval.")
-    max_poll_records: int = Field(default=500, description="Most records per poll.")
+    session_timeout_ms: int = Field(
+        default=10_000, ge=1, description="Consumer group session timeout."
+    )
+    heartbeat_interval_ms: int = Field(
+        default=3_000, ge=1, description="Consumer heartbeat interval."
+    )
+    max_poll_records: int = Field(default=500, ge=1, description="Most records per poll.")
     commit_interval_s: float = Field(
-        default=1.0, description="Longest time between offset commits."
+        default=1.0, gt=0.0, description="Longest time between offset commits."
     )
 
 
@@ -183,8 +244,38 @@ class RedisSettings(BaseModel):
     url: SecretStr | None = Field(
         default=None, description="redis:// URL for shared windows and findings; unset = in memory."
     )
+
+    @field_validator("url", mode="after")
+    @classmethod
+    def _parseable_url(cls, value: SecretStr | None) -> SecretStr | None:
+        # The URL may hold a password: messages name the problem, never the value.
+        if value is None:
+            return None
+        text = value.get_secret_value().strip()
+        if not text:
+            return None
+        try:
+            parts = urlsplit(text)
+            port = parts.port
+        except ValueError:
+            raise ValueError("not a parseable URL (bad port or brackets)") from None
+        if parts.scheme not in _REDIS_SCHEMES:
+            raise ValueError(
+                "the scheme must be one of " + ", ".join(f"{s}://" for s in _REDIS_SCHEMES)
+            )
+        if parts.scheme == "unix":
+            if not parts.path:
+                raise ValueError("unix:// URL without a socket path")
+        elif not parts.hostname:
+            raise ValueError("URL without a host")
+        if port == 0:
+            raise ValueError("port 0")
+        return SecretStr(text)
+
     key_prefix: str = Field(default="gw", description="Prefix of every Redis key.")
-    dedup_ttl_s: int = Field(default=7 * 86400, description="How long a trace_id is remembered.")
+    dedup_ttl_s: int = Field(
+        default=7 * 86400, ge=1, description="How long a trace_id is remembered."
+    )
     cluster: bool = Field(
         default=False,
         description="Redis Cluster (also implied by a redis+cluster:// URL); keys carry hash tags.",
@@ -211,14 +302,15 @@ class SamplingSettings(BaseModel):
 class EmbeddingSettings(BaseModel):
     runtime: Literal["onnx", "torch"] = Field(default="onnx", description="Embedding runtime.")
     cache_size: int = Field(
-        default=50_000, description="Embeddings cached by content hash (entries)."
+        default=50_000, ge=0, description="Embeddings cached by content hash (entries)."
     )
-    batch_size: int = Field(default=64, description="Most texts per model call.")
+    batch_size: int = Field(default=64, ge=1, description="Most texts per model call.")
     token_budget: int = Field(
         default=4096,
+        ge=1,
         description="Most padded tokens (texts x longest) per model call; at least 256.",
     )
-    threads: int = Field(default=0, description="Intra-op threads; 0 = number of cores.")
+    threads: int = Field(default=0, ge=0, description="Intra-op threads; 0 = number of cores.")
     spin_wait: bool = Field(
         default=False,
         description="Let onnxruntime threads busy-wait between ops (only on dedicated cores).",
@@ -239,9 +331,11 @@ class JudgeSettings(BaseModel):
     )
     openai_api_key: SecretStr | None = Field(default=None, description="API key (openai).")
     openai_model: str = Field(default="gpt-4o-mini", description="Model name (openai).")
-    openai_timeout_s: float = Field(default=30.0, description="Per-request timeout (openai).")
-    openai_max_retries: int = Field(default=3, description="Retries with backoff (openai).")
-    openai_concurrency: int = Field(default=4, description="Concurrent requests (openai).")
+    openai_timeout_s: float = Field(
+        default=30.0, gt=0.0, description="Per-request timeout (openai)."
+    )
+    openai_max_retries: int = Field(default=3, ge=0, description="Retries with backoff (openai).")
+    openai_concurrency: int = Field(default=4, ge=1, description="Concurrent requests (openai).")
     openai_price_per_1k_input: float = Field(
         default=0.0, description="Cost accounting, input tokens."
     )
@@ -251,22 +345,26 @@ class JudgeSettings(BaseModel):
     tei_url: str | None = Field(
         default=None, description="TEI-style rerank/classify service URL (tei)."
     )
-    nli_top_k: int = Field(default=3, description="Evidence sentences per claim (nli).")
+    nli_top_k: int = Field(default=3, ge=1, description="Evidence sentences per claim (nli).")
     nli_batch_size: int = Field(
-        default=16, description="Premise/hypothesis pairs per forward pass (nli)."
+        default=16, ge=1, description="Premise/hypothesis pairs per forward pass (nli)."
     )
     nli_contradiction_threshold: float = Field(
         default=0.5, description="Contradiction probability bar (nli)."
     )
-    nli_max_length: int = Field(default=512, description="Max tokens per pair (nli).")
+    nli_max_length: int = Field(default=512, ge=1, description="Max tokens per pair (nli).")
     nli_device: str = Field(default="cpu", description="torch device (nli).")
-    openai_backoff_base_s: float = Field(default=0.5, description="First retry delay (openai).")
-    openai_backoff_max_s: float = Field(default=20.0, description="Longest retry delay (openai).")
+    openai_backoff_base_s: float = Field(
+        default=0.5, ge=0.0, description="First retry delay (openai)."
+    )
+    openai_backoff_max_s: float = Field(
+        default=20.0, ge=0.0, description="Longest retry delay (openai)."
+    )
     openai_max_output_tokens: int = Field(
-        default=1024, description="max_tokens per request (openai)."
+        default=1024, ge=1, description="max_tokens per request (openai)."
     )
     openai_max_passage_chars: int = Field(
-        default=4000, description="Passage chars sent per passage (openai)."
+        default=4000, ge=1, description="Passage chars sent per passage (openai)."
     )
     openai_json_mode: bool = Field(
         default=True, description="Send response_format json_object (openai)."
@@ -277,11 +375,11 @@ class JudgeSettings(BaseModel):
     tei_api_key: SecretStr | None = Field(
         default=None, description="Bearer key for the TEI service."
     )
-    tei_top_k: int = Field(default=3, description="Evidence sentences per claim (tei).")
-    tei_batch_size: int = Field(default=32, description="Pairs per request (tei).")
-    tei_timeout_s: float = Field(default=10.0, description="Per-request timeout (tei).")
-    tei_max_retries: int = Field(default=3, description="Retries with backoff (tei).")
-    tei_concurrency: int = Field(default=8, description="Concurrent requests (tei).")
+    tei_top_k: int = Field(default=3, ge=1, description="Evidence sentences per claim (tei).")
+    tei_batch_size: int = Field(default=32, ge=1, description="Pairs per request (tei).")
+    tei_timeout_s: float = Field(default=10.0, gt=0.0, description="Per-request timeout (tei).")
+    tei_max_retries: int = Field(default=3, ge=0, description="Retries with backoff (tei).")
+    tei_concurrency: int = Field(default=8, ge=1, description="Concurrent requests (tei).")
     tei_support_threshold: float = Field(
         default=0.5, description="Entailment bar for supported (tei)."
     )
@@ -290,9 +388,10 @@ class JudgeSettings(BaseModel):
         default=None,
         description="Passage relevance threshold; unset = the judge's calibrated value.",
     )
-    workers: int = Field(default=1, description="Evaluator worker threads.")
+    workers: int = Field(default=1, ge=1, description="Evaluator worker threads.")
     timeout_s: float = Field(
         default=60.0,
+        ge=0.0,
         description="Deadline of one judge call, every backend (embedded too); past it the "
         "traces are unscored, reason timeout.",
     )
@@ -314,30 +413,33 @@ class WindowSettings(BaseModel):
         default_factory=lambda: ["intent", "tenant", "model", "prompt_version"],
         description="Attribute keys that become slice labels.",
     )
-    top_n: int = Field(default=10, description="Values kept per slice key; the rest are 'other'.")
+    top_n: int = Field(
+        default=10, ge=1, description="Values kept per slice key; the rest are 'other'."
+    )
     slice_allow: dict[str, str] = Field(
         default_factory=dict,
         description='Allow-list per slice key, JSON {"key": "regex"}: values that do not fully '
         "match become 'other'.",
     )
-    bucket_s: int = Field(default=60, description="Width of one time bucket.")
-    retention_s: int = Field(default=8 * 86400, description="How long buckets are kept.")
+    bucket_s: int = Field(default=60, ge=1, description="Width of one time bucket.")
+    retention_s: int = Field(default=8 * 86400, ge=1, description="How long buckets are kept.")
     min_samples: int = Field(
-        default=30, description="Fewest samples before a window value or drift is exported."
+        default=30, ge=1, description="Fewest samples before a window value or drift is exported."
     )
     reference: Literal["rolling", "pinned"] = Field(
         default="rolling", description="Drift reference."
     )
-    current_window_s: int = Field(default=3600, description="Current window for drift.")
+    current_window_s: int = Field(default=3600, ge=1, description="Current window for drift.")
     reference_window_s: int = Field(
-        default=7 * 86400, description="Rolling reference window for drift."
+        default=7 * 86400, ge=1, description="Rolling reference window for drift."
     )
     rollup_s: int = Field(
         default=3600,
+        ge=1,
         description="Width of the coarse buckets used for long windows (a multiple of bucket_s).",
     )
     fine_retention_s: int = Field(
-        default=26 * 3600, description="How long the fine (bucket_s) buckets are kept."
+        default=26 * 3600, ge=1, description="How long the fine (bucket_s) buckets are kept."
     )
     histogram_bins: int = Field(
         default=20, ge=2, le=200, description="Equal-width bins of the [0,1] window histograms."
@@ -375,15 +477,17 @@ class WindowSettings(BaseModel):
     )
     read_cache_s: int = Field(
         default=300,
+        ge=0,
         description="Readers cache buckets closed over 10 min ago this long (0 = off).",
     )
     report_refresh_s: float = Field(
         default=10.0,
+        ge=0.0,
         description="Scrapes serve a window report at most this old, refreshed in the "
         "background (0 = compute during every scrape).",
     )
     memory_dedup_max: int = Field(
-        default=1_000_000, description="Trace ids remembered by the in-memory window store."
+        default=1_000_000, ge=1, description="Trace ids remembered by the in-memory window store."
     )
 
 
@@ -392,7 +496,9 @@ DEFAULT_CASE_TEXT_CHARS = 4_000
 
 
 class FindingsSettings(BaseModel):
-    max_items: int = Field(default=10_000, description="Findings kept (oldest dropped first).")
+    max_items: int = Field(
+        default=10_000, ge=1, description="Findings kept (oldest dropped first)."
+    )
     case_text_chars: int = Field(
         default=DEFAULT_CASE_TEXT_CHARS,
         ge=0,
@@ -437,10 +543,10 @@ class OtelSettings(BaseModel):
     )
     service_name: str = Field(default="groundwatch", description="service.name resource attribute.")
     assembly_window_s: float = Field(
-        default=5.0, description="How long OTLP spans of a trace are awaited."
+        default=5.0, gt=0.0, description="How long OTLP spans of a trace are awaited."
     )
     max_pending_traces: int = Field(
-        default=10_000, description="OTLP traces being assembled at once."
+        default=10_000, ge=1, description="OTLP traces being assembled at once."
     )
 
 

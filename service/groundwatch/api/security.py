@@ -188,11 +188,20 @@ def startup_warnings(settings: Settings) -> list[str]:
 
 def check_bind(settings: Settings) -> None:
     """Refuse to serve open endpoints on a network address. Raises :class:`InsecureBindError`
-    when the host is not loopback, no token is configured and ``api.allow_open_network`` is off.
+    when the host is not loopback and no token is configured (unless ``api.allow_open_network``),
+    or a token is shorter than 16 characters (``serve --host`` bypasses the settings check).
     """
     api = settings.api
     tokens = [t for t in api.tokens if t.get_secret_value()]
-    if tokens or is_loopback(api.host) or api.allow_open_network:
+    if is_loopback(api.host):
+        return
+    short = sum(1 for t in tokens if len(t.get_secret_value()) < _MIN_TOKEN_CHARS)
+    if short:
+        raise InsecureBindError(
+            f"refusing to bind {api.host}: {short} API token(s) shorter than {_MIN_TOKEN_CHARS} "
+            "characters in GROUNDWATCH_API__TOKENS (use long random tokens)"
+        )
+    if tokens or api.allow_open_network:
         return
     raise InsecureBindError(
         f"refusing to bind {api.host} with no API token: set GROUNDWATCH_API__TOKENS, bind "
