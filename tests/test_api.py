@@ -188,7 +188,7 @@ def test_body_that_is_not_a_list_is_422(client: TestClient) -> None:
 
 
 def test_health_ready_metrics_and_docs(client: TestClient) -> None:
-    assert client.get("/healthz").json() == {"status": "ok"}
+    assert client.get("/healthz").json() == {"status": "ok", "checks": {"evaluator": True}}
     ready = client.get("/readyz")
     assert ready.status_code == 200
     assert ready.json()["checks"]["judge"] is True

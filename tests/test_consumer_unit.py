@@ -33,6 +33,7 @@ from groundwatch_consumers.publisher import encode_trace
 from groundwatch_consumers.results import KafkaResultSink, ResultSinkUnavailableError
 from groundwatch_consumers.samples import sample_traces
 from groundwatch_consumers.tracing import TraceSpans
+from groundwatch_consumers.workers import MAX_CONSECUTIVE_POISON
 from tests.consumer_support import FakeJudge, make_processor, make_trace
 
 TP0 = TopicPartition("t", 0)
@@ -504,44 +505,79 @@ def test_consumer_retries_unavailable_store_without_committing() -> None:
 
 
 class _BuggyJudge(FakeJudge):
+    """A bug (AssertionError) on every trace whose id starts with ``bad``."""
+
     def judge_batch(self, traces: Any) -> Any:
-        raise AssertionError("bug in the judge")
+        if any(t.trace_id.startswith("bad") for t in traces):
+            raise AssertionError("bug in the judge")
+        return super().judge_batch(traces)
 
 
-@pytest.mark.parametrize("where", ["judge", "store"])
-def test_consumer_fails_loudly_on_a_bug(where: str) -> None:
-    # A bug (not bad input, not an outage) in the judge or in the store stops the consumer with
-    # the error, commits nothing, and closes the client: the process restarts and redelivers.
-    fake = FakeConsumer()
-    fake.add(TP0, json.dumps(make_trace("z")).encode())
+def _buggy_consumer(
+    fake: FakeConsumer, where: str
+) -> tuple[KafkaTraceConsumer, FakeProducer, list[Any]]:
     windows = MemoryWindowStore(Settings())
-    settings = Settings(kafka=KafkaSettings(bootstrap_servers="fake:9092", topic="t"))
+    settings = Settings(
+        kafka=KafkaSettings(bootstrap_servers="fake:9092", topic="t", commit_interval_s=0.05)
+    )
     registry = CollectorRegistry()
     judge = _BuggyJudge() if where == "judge" else FakeJudge()
     processor = make_processor(settings, windows, MemoryFindingStore(settings), [], registry, judge)
     recorded: list[Any] = []
-    if where == "store":
+    real_record = processor.record
 
-        def boom(*args: Any) -> Any:
+    def spy(traces: Any, records: Any) -> Any:
+        if where == "store" and any(t.trace_id.startswith("bad") for t in traces):
             raise TypeError("bug in the store")
+        recorded.extend(records)
+        return real_record(traces, records)
 
-        processor.record = boom  # type: ignore[method-assign,assignment]
-    else:
-        real_record = processor.record
-
-        def spy(traces: Any, records: Any) -> Any:
-            recorded.extend(records)
-            return real_record(traces, records)
-
-        processor.record = spy  # type: ignore[method-assign]
+    processor.record = spy  # type: ignore[method-assign]
+    dlq = FakeProducer()
     consumer = KafkaTraceConsumer(
         settings,
         processor,
         registry,
         options=ConsumerOptions(handle_signals=False, poll_timeout_ms=5),
         consumer_factory=lambda: fake,
-        dlq=DeadLetterPublisher(FakeProducer(), "t.dlq"),
+        dlq=DeadLetterPublisher(dlq, "t.dlq"),
     )
+    return consumer, dlq, recorded
+
+
+@pytest.mark.parametrize("where", ["judge", "store"])
+def test_a_bug_on_one_trace_dead_letters_it_and_the_rest_of_the_batch_commits(where: str) -> None:
+    # A trace that fails alone, every time (a poison message that validates), is dead-lettered
+    # with reason "unprocessable"; its batch-mates are scored and every offset is committed.
+    fake = FakeConsumer()
+    for trace_id in ("a", "b", "bad-1", "c", "d"):
+        fake.add(TP0, json.dumps(make_trace(trace_id)).encode())
+    consumer, dlq, recorded = _buggy_consumer(fake, where)
+    thread = threading.Thread(target=consumer.run, daemon=True)
+    thread.start()
+    try:
+        _wait(lambda: fake.committed() == {TP0: 5})
+        assert thread.is_alive()
+    finally:
+        consumer.stop()
+        thread.join(10)
+    assert sorted(r.trace_id for r in recorded) == ["a", "b", "c", "d"]
+    assert len(dlq.sent) == 1
+    headers = dict(dlq.sent[0]["headers"])
+    assert headers["x-groundwatch-reason"] == b"unprocessable"
+    assert json.loads(dlq.sent[0]["value"])["trace_id"] == "bad-1"
+    kind = b"AssertionError" if where == "judge" else b"TypeError"
+    assert headers["x-groundwatch-error"].startswith(kind)
+
+
+@pytest.mark.parametrize("where", ["judge", "store"])
+def test_a_systemic_bug_still_stops_the_consumer_loudly(where: str) -> None:
+    # Every trace failing alone is a bug, not bad input: after MAX_CONSECUTIVE_POISON of them
+    # the consumer stops with the error and closes the client, so the process restarts.
+    fake = FakeConsumer()
+    for i in range(MAX_CONSECUTIVE_POISON + 10):
+        fake.add(TP0, json.dumps(make_trace(f"bad-{i}")).encode())
+    consumer, dlq, recorded = _buggy_consumer(fake, where)
     raised: list[BaseException] = []
 
     def run() -> None:
@@ -552,13 +588,14 @@ def test_consumer_fails_loudly_on_a_bug(where: str) -> None:
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    thread.join(20)
+    thread.join(30)
     if thread.is_alive():  # the bug was swallowed: the consumer carried on
         consumer.stop()
         thread.join(10)
     assert [type(e) for e in raised] == [AssertionError if where == "judge" else TypeError]
     assert recorded == []  # no unscored record stands in for the judge's bug
-    assert fake.committed() == {}
+    assert len(dlq.sent) <= MAX_CONSECUTIVE_POISON
+    assert (fake.committed().get(TP0) or 0) <= MAX_CONSECUTIVE_POISON
     assert fake.closed
 
 

@@ -24,8 +24,8 @@ def decode_fast(raw: bytes, limits: TraceLimits) -> RagTrace:
     if len(raw) <= limits.max_bytes:
         try:
             trace = RagTrace.model_validate_json(raw)
-        except ValidationError:
-            pass  # classify the failure exactly as the contract does
+        except (ValidationError, ValueError, RecursionError):
+            pass  # classify the failure exactly as the contract does (decode_trace is total)
         else:
             check_limits(trace, limits)
             return trace

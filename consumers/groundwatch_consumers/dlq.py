@@ -7,7 +7,7 @@ Usage::
     dlq.flush()          # raises KafkaUnavailableError (retriable) if a copy is not durable
 
 A copy keeps the original key, value and headers, plus ``x-groundwatch-reason`` (a bounded
-label: not_utf8, not_json, schema, oversize), ``x-groundwatch-error`` (detail, truncated),
+label: not_utf8, not_json, schema, oversize, unprocessable), ``x-groundwatch-error`` (detail, truncated),
 and ``x-groundwatch-source-topic`` / ``-partition`` / ``-offset`` for replay.
 """
 

@@ -147,6 +147,7 @@ class KafkaTraceConsumer:
             health=self.health,
             retries=self._retries,
             on_fatal=self._on_fatal,
+            on_poison=self._on_poison,
         )
         self.queue = self.workers.queue
         self._notes = producer_contexts
@@ -155,6 +156,9 @@ class KafkaTraceConsumer:
         self._consumer: Any = None
         self._gate: PartitionGate | None = None
         self._pending: deque[WorkUnit] = deque()
+        # Traces a worker could not process (set aside by a worker thread, dead-lettered by
+        # this loop, which owns the DLQ producer); their offsets commit once the copy is durable.
+        self._poisoned: list[tuple[Any, TraceDecodeError]] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._joined = threading.Event()
@@ -258,6 +262,7 @@ class KafkaTraceConsumer:
             if batch:
                 self._handle(batch)
                 self._feed()
+            self._dead_letter_poisoned()
             self._check_broker(consumer)
             self._update_lag(consumer)
             depth.set(self.queue.in_flight + sum(len(u.offsets) for u in self._pending))
@@ -288,6 +293,7 @@ class KafkaTraceConsumer:
                 unit.offsets.append(rec.offset)
                 unit.traces.append(trace)
                 unit.parents.append(parent)
+                unit.records.append(rec)
             if unit.offsets:
                 with self._lock:
                     self._pending.append(unit)
@@ -482,6 +488,17 @@ class KafkaTraceConsumer:
         for tp in revoked:
             self._ends.pop(tp, None)
         self.lag.forget(revoked)
+
+    def _on_poison(self, unit: WorkUnit, index: int, exc: BaseException) -> None:
+        detail = f"{type(exc).__name__}: {exc}"
+        with self._lock:
+            self._poisoned.append((unit.records[index], TraceDecodeError("unprocessable", detail)))
+
+    def _dead_letter_poisoned(self) -> None:
+        with self._lock:
+            poisoned, self._poisoned = self._poisoned, []
+        if poisoned:
+            self._dead_letter(poisoned)
 
     def _on_fatal(self, exc: BaseException) -> None:
         self._fatal = exc

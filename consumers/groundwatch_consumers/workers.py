@@ -11,7 +11,11 @@ Usage::
 A unit's offsets are marked done in the :class:`OffsetTracker` only after
 ``TraceProcessor.record`` returned for all its sampled traces, i.e. once they are durable.
 A unit is abandoned (offsets left uncommitted, so re-delivered) on shutdown or when its
-partition is revoked; any non-retriable error is handed to ``on_fatal``.
+partition is revoked. A non-retriable error is narrowed down to the trace that causes it (the
+chunk is retried trace by trace): that trace is handed to ``on_poison`` (dead-lettered, reason
+``unprocessable``) and the rest of the unit is scored and committed as usual. Only a run of
+``MAX_CONSECUTIVE_POISON`` traces failing alone (a systemic fault, not one bad message) goes to
+``on_fatal``.
 """
 
 from __future__ import annotations
@@ -32,11 +36,24 @@ from groundwatch_consumers.backpressure import WorkQueue
 from groundwatch_consumers.offsets import OffsetTracker
 from groundwatch_consumers.tracing import TraceSpans
 
-__all__ = ["SOURCE", "AbandonedError", "ConsumerOptions", "EvaluationWorkers", "Health", "WorkUnit"]
+__all__ = [
+    "MAX_CONSECUTIVE_POISON",
+    "SOURCE",
+    "AbandonedError",
+    "ConsumerOptions",
+    "EvaluationWorkers",
+    "Health",
+    "PoisonFn",
+    "WorkUnit",
+]
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 SOURCE = "kafka"
+#: Traces in a row that fail alone before the fault is taken for systemic (process restarts).
+MAX_CONSECUTIVE_POISON = 50
+#: ``on_poison(unit, index, exc)``: trace ``index`` of ``unit`` can never be processed.
+PoisonFn = Callable[["WorkUnit", int, BaseException], None]
 
 
 @dataclass(frozen=True)
@@ -72,6 +89,9 @@ class WorkUnit:
     offsets: list[int] = field(default_factory=list)
     traces: list[RagTrace] = field(default_factory=list)
     parents: list[Context | None] = field(default_factory=list)
+    #: The raw messages (for a dead-letter copy, byte for byte, of a trace that cannot be
+    #: processed); parallel to ``offsets``.
+    records: list[Any] = field(default_factory=list)
     cancelled: bool = False
 
 
@@ -121,6 +141,7 @@ class EvaluationWorkers:
         health: Health,
         retries: Counter,
         on_fatal: Callable[[BaseException], None],
+        on_poison: PoisonFn | None = None,
     ) -> None:
         self.processor = processor
         self.tracker = tracker
@@ -129,6 +150,8 @@ class EvaluationWorkers:
         self.health = health
         self.retries = retries
         self.on_fatal = on_fatal
+        self.on_poison = on_poison
+        self._poison_run = 0
         self.queue: WorkQueue[WorkUnit] = WorkQueue(options.queue_capacity)
         self._abort = threading.Event()
         self._lock = threading.Lock()
@@ -196,17 +219,80 @@ class EvaluationWorkers:
         if unit.cancelled:
             return
         proc = self.processor
+        poisoned: set[int] = set()
+        index_of = {id(t): i for i, t in enumerate(unit.traces)}
         with self.spans.batch("groundwatch.sample", unit.parents, traces=len(unit.traces)):
-            sampled = self._retry(unit, "observe", lambda: proc.observe(unit.traces, SOURCE))
+            sampled = self._isolated(
+                unit,
+                unit.traces,
+                lambda ts: self._retry(unit, "observe", lambda: proc.observe(ts, SOURCE)),
+                index_of,
+                poisoned,
+                scoring=False,
+            )
         parent_of = dict(zip((t.trace_id for t in unit.traces), unit.parents, strict=True))
         for chunk in _chunks(sampled, self.options.eval_batch):
             parents = [parent_of.get(t.trace_id) for t in chunk]
             with self.spans.batch("groundwatch.judge", parents, traces=len(chunk)):
-                records = proc.evaluate(chunk)
-            with self.spans.batch("groundwatch.record", parents, traces=len(chunk)):
-                self._retry(unit, "record", lambda c=chunk, r=records: proc.record(c, r))  # type: ignore[misc]
+                self._isolated(
+                    unit, chunk, lambda ts: self._score(unit, ts, parent_of), index_of, poisoned
+                )
         if not unit.cancelled:
-            self.tracker.done(unit.tp, unit.offsets)
+            done = [o for i, o in enumerate(unit.offsets) if i not in poisoned]
+            self.tracker.done(unit.tp, done)
+
+    def _score(
+        self, unit: WorkUnit, traces: Sequence[RagTrace], parent_of: dict[str, Context | None]
+    ) -> list[RagTrace]:
+        records = self.processor.evaluate(traces)
+        parents = [parent_of.get(t.trace_id) for t in traces]
+        with self.spans.batch("groundwatch.record", parents, traces=len(traces)):
+            self._retry(unit, "record", lambda: self.processor.record(traces, records))
+        return list(traces)
+
+    def _isolated(
+        self,
+        unit: WorkUnit,
+        traces: Sequence[RagTrace],
+        fn: Callable[[Sequence[RagTrace]], list[RagTrace]],
+        index_of: dict[int, int],
+        poisoned: set[int],
+        *,
+        scoring: bool = True,
+    ) -> list[RagTrace]:
+        """``fn(traces)``; on a non-retriable error, ``fn`` on each trace alone, and a trace
+        that fails alone is poison: handed to ``on_poison``, left out of the result."""
+        try:
+            result = fn(traces)
+        except AbandonedError:
+            raise
+        except Exception as exc:
+            if self.on_poison is None:
+                raise
+            if len(traces) > 1:
+                log.warning(
+                    "a batch of %d traces failed (%s); retrying one by one", len(traces), exc
+                )
+                out: list[RagTrace] = []
+                for trace in traces:
+                    out += self._isolated(unit, [trace], fn, index_of, poisoned, scoring=scoring)
+                return out
+            self._poison_run += 1
+            if self._poison_run > MAX_CONSECUTIVE_POISON:
+                raise
+            index = index_of[id(traces[0])]
+            log.error(
+                "trace at offset %d of %s cannot be processed; dead-lettering it: %s",
+                unit.offsets[index],
+                unit.tp,
+                exc,
+            )
+            poisoned.add(index)
+            self.on_poison(unit, index, exc)
+            return []
+        if scoring:  # only a trace scored and recorded ends a run of poison (not its counting)
+            self._poison_run = 0
+        return result
 
     def _retry(self, unit: WorkUnit, stage: str, fn: Callable[[], _T]) -> _T:
         delay = self.options.backoff_initial_s

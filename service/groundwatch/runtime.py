@@ -191,7 +191,10 @@ class Runtime:
             case_text_chars=settings.findings.case_text_chars,
         )
         queue = EvaluationQueue(
-            processor, capacity=settings.api.queue_size, workers=settings.judge.workers
+            processor,
+            capacity=settings.api.queue_size,
+            workers=settings.judge.workers,
+            max_chars=settings.api.queue_max_chars,
         )
         runtime = cls(
             settings=settings,
@@ -236,6 +239,12 @@ class Runtime:
         from groundwatch.observability.judge_collector import JudgeUsageCollector
 
         self.registry.register(JudgeUsageCollector(self.judge))
+        from groundwatch.observability.precision_collector import PrecisionCollector
+
+        # Precision from triage labels of this judge version's findings (issue 35).
+        self.registry.register(
+            PrecisionCollector(self.findings, judge_version=lambda: self.judge.version)
+        )
         embedder = getattr(self.judge, "embedder", None)
         if embedder is not None and hasattr(embedder, "hit_rate"):
             from groundwatch.observability.cache_collector import EmbeddingCacheCollector
@@ -276,6 +285,17 @@ class Runtime:
         if provider is not None:
             provider.shutdown()
         self.judge.close()
+
+    def liveness(self) -> dict[str, bool]:
+        """What ``/healthz`` reports: every thread this process relies on is running. A Kafka
+        consumer thread that ended on its own (a fatal error) makes the process unhealthy, so
+        the orchestrator restarts it instead of leaving it up and scoring nothing."""
+        # Not ``queue.healthy``: that is false while Redis is away, and a restart cures no outage.
+        checks = {"evaluator": not self.queue.broken}
+        if self.consumer is not None and self._started:
+            thread = self._consumer_thread
+            checks["kafka_consumer"] = thread is not None and thread.is_alive()
+        return checks
 
     def readiness(self) -> dict[str, bool]:
         checks = {"judge": self.judge.ready()}

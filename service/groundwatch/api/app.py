@@ -16,7 +16,6 @@ its kind, never a stack trace.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -37,7 +36,14 @@ from groundwatch.api.errors import (
     status_for_reason,
 )
 from groundwatch.contract.record import EvaluationRecord
-from groundwatch.contract.trace import RagTrace, TraceDecodeError, decode_trace, validate_trace
+from groundwatch.contract.text import unencodable_path
+from groundwatch.contract.trace import (
+    RagTrace,
+    TraceDecodeError,
+    decode_trace,
+    parse_json,
+    validate_trace,
+)
 from groundwatch.runtime import Runtime
 from groundwatch.settings import Settings
 from groundwatch.state.stores import StoreUnavailableError
@@ -149,8 +155,11 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         )
 
     @app.get("/healthz", tags=["ops"])
-    def healthz() -> dict[str, str]:
-        return {"status": "ok"}
+    def healthz() -> JSONResponse:
+        checks = rt().liveness()
+        alive = all(checks.values())
+        body = {"status": "ok" if alive else "failing", "checks": checks}
+        return JSONResponse(body, status_code=200 if alive else 503)
 
     @app.get("/readyz", tags=["ops"])
     def readyz() -> JSONResponse:
@@ -247,7 +256,13 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     # Labelling a finding writes: guarded like ingest.
     app.include_router(label_router(runtime_.findings), dependencies=write_auth)
     app.include_router(
-        page_router(runtime_.findings, runtime_.windows, settings, authorize=guard.require_read)
+        page_router(
+            runtime_.findings,
+            runtime_.windows,
+            settings,
+            authorize=guard.require_read,
+            judge_version=lambda: runtime_.judge.version,
+        )
     )
     try:
         from groundwatch.api.otlp import otlp_router
@@ -312,17 +327,7 @@ def _content_type_hint(request: Request, exc: TraceDecodeError) -> str:
 
 def parse_json_body(raw: bytes) -> Any:
     """Parse a request body as UTF-8 JSON; failures are TraceDecodeErrors with line and column."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TraceDecodeError("not_utf8", f"(body): invalid UTF-8 at byte {exc.start}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        message = f"(body): {exc.msg} at line {exc.lineno} column {exc.colno}"
-        raise TraceDecodeError("not_json", message) from None
-    except RecursionError:
-        raise TraceDecodeError("not_json", "(body): JSON nested too deeply") from None
+    return parse_json(raw, "(body)")
 
 
 IngestFn = Callable[[Runtime, list[RagTrace], str], dict[str, Any]]
@@ -370,7 +375,12 @@ def _ingest(runtime: Runtime, settings: Settings, items: list[Any], source: str)
             errors.append(
                 {
                     "index": index,
-                    "trace_id": trace_id if isinstance(trace_id, str) else None,
+                    # Echoed only when it can be written back (not a lone surrogate).
+                    "trace_id": (
+                        trace_id
+                        if isinstance(trace_id, str) and unencodable_path(trace_id) is None
+                        else None
+                    ),
                     "reason": exc.reason,
                     "detail": exc.detail,
                     "status": status_for_reason(exc.reason),

@@ -67,7 +67,13 @@ _STATUS_CODES = {
     503: "unavailable",
 }
 
-_REASON_STATUS = {"oversize": 413, "not_utf8": 400, "not_json": 400, "schema": 422}
+_REASON_STATUS = {
+    "oversize": 413,
+    "not_utf8": 400,
+    "not_json": 400,
+    "schema": 422,
+    "unprocessable": 422,
+}
 
 # For route decorators: ``responses=ERROR_RESPONSES`` documents the shape in OpenAPI.
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {

@@ -14,7 +14,12 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["control_characters", "has_visible_character", "normalize_text"]
+__all__ = [
+    "control_characters",
+    "has_visible_character",
+    "normalize_text",
+    "unencodable_path",
+]
 
 _KEEP_CONTROLS = frozenset("\t\n\r")
 
@@ -45,3 +50,36 @@ def control_characters(text: str) -> list[str]:
 def has_visible_character(text: str) -> bool:
     """True when some character is printable and not whitespace."""
     return any(ch.isprintable() and not ch.isspace() for ch in text)
+
+
+def _unencodable(text: str) -> bool:
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def unencodable_path(value: object, path: str = "") -> str | None:
+    """The path (``contexts.0.id``) of the first string, key or value, anywhere in a parsed
+    JSON value that is not valid Unicode (a lone surrogate such as ``"\\ud800"``, which JSON
+    allows but UTF-8 cannot encode), or None. One rule for every field: what validates can
+    be written to a record, a finding, a topic or an export."""
+    if isinstance(value, str):
+        return path or "(root)" if _unencodable(value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            where = f"{path}.{key}" if path else str(key)
+            if isinstance(key, str) and _unencodable(key):
+                return f"{path}.{key!a}" if path else ascii(key)
+            found = unencodable_path(item, where)
+            if found is not None:
+                return found
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            found = unencodable_path(item, f"{path}.{i}" if path else str(i))
+            if found is not None:
+                return found
+    return None

@@ -22,7 +22,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from groundwatch.contract.text import control_characters, has_visible_character, normalize_text
+from groundwatch.contract.text import (
+    control_characters,
+    has_visible_character,
+    normalize_text,
+    unencodable_path,
+)
 
 __all__ = [
     "CONTRACT_VERSION",
@@ -35,12 +40,15 @@ __all__ = [
     "check_limits",
     "decode_trace",
     "encoded_size",
+    "parse_json",
     "validate_trace",
 ]
 
 CONTRACT_VERSION = "v1"
 
-DecodeReason = Literal["not_utf8", "not_json", "schema", "oversize"]
+#: Why a message never became a scored trace. ``unprocessable``: it decoded and validated, but
+#: processing it failed on its own (a dead-letter reason of the Kafka consumer, never of HTTP).
+DecodeReason = Literal["not_utf8", "not_json", "schema", "oversize", "unprocessable"]
 
 
 class TraceDecodeError(ValueError):
@@ -185,21 +193,15 @@ class RagTrace(BaseModel):
             }
         return value
 
-    @model_validator(mode="after")
-    def _encodable(self) -> RagTrace:
-        # JSON allows lone surrogates ("\\ud800"); they cannot be re-encoded as UTF-8 later.
-        texts = [self.trace_id, self.question, self.answer or ""]
-        texts += [c.text for c in self.contexts]
-        texts += [k + v for k, v in self.attributes.items()]
-        texts += [c.sentence for c in self.citations or []]
-        for text in texts:
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError:
-                raise ValueError(
-                    "text contains an unpaired surrogate (not valid Unicode)"
-                ) from None
-        return self
+    @model_validator(mode="before")
+    @classmethod
+    def _encodable(cls, data: Any) -> Any:
+        # JSON allows lone surrogates ("\\ud800") in any string, ids and extra fields too; they
+        # cannot be encoded as UTF-8 when the record, finding or export is written later.
+        where = unencodable_path(data)
+        if where is not None:
+            raise ValueError(f"{where}: text contains an unpaired surrogate (not valid Unicode)")
+        return data
 
     def context_texts(self) -> list[str]:
         return [c.text for c in self.contexts]
@@ -278,9 +280,11 @@ def _format_errors(exc: ValidationError) -> tuple[str, list[dict[str, Any]]]:
 
 def encoded_size(obj: Any) -> int:
     """Bytes of ``obj`` as compact UTF-8 JSON: the size limit of a trace that arrived parsed."""
-    return len(
-        json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
-    )
+    try:
+        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    except (ValueError, RecursionError) as exc:  # an int too long to print; deep nesting
+        raise TraceDecodeError("not_json", f"(root): unreadable value: {exc}"[:200]) from None
+    return len(text.encode("utf-8", "replace"))
 
 
 def _check_size(size: int, limits: TraceLimits) -> None:
@@ -306,25 +310,38 @@ def validate_trace(obj: Any, limits: TraceLimits, *, size: int | None = None) ->
     except ValidationError as exc:
         detail, errors = _format_errors(exc)
         raise TraceDecodeError("schema", detail, errors) from None
+    except RecursionError:
+        raise TraceDecodeError("not_json", "(root): JSON nested too deeply") from None
+    except Exception as exc:  # last resort: no input may escape as another exception type
+        raise TraceDecodeError(
+            "schema", f"(root): unreadable trace ({type(exc).__name__})"
+        ) from None
     check_limits(trace, limits)
     return trace
+
+
+def parse_json(raw: bytes, where: str = "(root)") -> Any:
+    """Parse UTF-8 JSON bytes; total: every failure is a :class:`TraceDecodeError`
+    (``not_utf8`` or ``not_json``), never another exception. ``json.loads`` also raises a plain
+    ``ValueError`` (an integer literal longer than Python's 4,300-digit conversion limit) and
+    ``RecursionError`` (nesting): both are input faults, not crashes."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TraceDecodeError("not_utf8", f"{where}: invalid UTF-8 at byte {exc.start}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TraceDecodeError(
+            "not_json", f"{where}: {exc.msg} at line {exc.lineno} column {exc.colno}"[:200]
+        ) from None
+    except RecursionError:
+        raise TraceDecodeError("not_json", f"{where}: JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. "Exceeds the limit (4300 digits) for integer string ..."
+        raise TraceDecodeError("not_json", f"{where}: unreadable value: {exc}"[:200]) from None
 
 
 def decode_trace(raw: bytes, limits: TraceLimits) -> RagTrace:
     """Decode one encoded trace (UTF-8 JSON bytes) and validate it."""
     _check_size(len(raw), limits)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TraceDecodeError("not_utf8", f"(root): invalid UTF-8 at byte {exc.start}") from None
-    try:
-        obj = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise TraceDecodeError("not_json", _json_error(exc)) from None
-    return validate_trace(obj, limits, size=len(raw))
-
-
-def _json_error(exc: json.JSONDecodeError | RecursionError) -> str:
-    if isinstance(exc, RecursionError):
-        return "(root): JSON nested too deeply"
-    return f"(root): {exc.msg} at line {exc.lineno} column {exc.colno}"[:200]
+    return validate_trace(parse_json(raw), limits, size=len(raw))
