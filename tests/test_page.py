@@ -19,6 +19,7 @@ from fastapi import FastAPI
 
 from groundwatch.api.findings import CASES_FILENAME, findings_router
 from groundwatch.contract.case import EvalCase
+from groundwatch.contract.record import Conflict
 from groundwatch.settings import Settings, WindowSettings
 from groundwatch.state.findings import MemoryFindingStore
 from groundwatch.state.stores import Finding
@@ -44,6 +45,7 @@ def _finding(i: int, now: float) -> Finding:
         reason="number",
         metric_version="fake/v1",
         slices={"tenant": "acme" if i % 2 else "beta"},
+        conflict=Conflict(kind="year", claim=str(2020 + i), evidence="2019"),
     )
 
 

@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "RECORD_VERSION",
     "ClaimResult",
+    "Conflict",
+    "ConflictKind",
     "ContextResult",
     "EvaluationRecord",
     "Evidence",
@@ -34,6 +36,8 @@ UnscoredReason = Literal[
 
 Score = float
 
+ConflictKind = Literal["number", "date", "year", "negation", "modality", "comparative", "entity"]
+
 
 class Evidence(BaseModel):
     """The passage sentence a claim was judged against."""
@@ -43,6 +47,21 @@ class Evidence(BaseModel):
     context_index: int = Field(ge=0)
     context_id: str | None = None
     text: str
+
+
+class Conflict(BaseModel):
+    """What disagrees between a contradicted claim and its evidence, as the judge found it:
+    the words as written on each side (``"23 kg"`` vs ``"32 kg"``, ``"may"`` vs ``"must"``,
+    ``None`` vs ``"not"`` for a negation only the evidence states). Data, so that a reader (the
+    findings page marks ``evidence`` in the evidence sentence) never parses the reason back."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: ConflictKind
+    claim: str | None = Field(default=None, description="The disagreeing words of the claim.")
+    evidence: str | None = Field(
+        default=None, description="The disagreeing words of the evidence sentence."
+    )
 
 
 class ClaimResult(BaseModel):
@@ -56,6 +75,10 @@ class ClaimResult(BaseModel):
     evidence: Evidence | None = None
     reason: str | None = Field(
         default=None, description="Short machine-made explanation (e.g. which slot disagreed)."
+    )
+    conflict: Conflict | None = Field(
+        default=None,
+        description="For a contradicted claim, the disagreeing words (when the judge names them).",
     )
 
 

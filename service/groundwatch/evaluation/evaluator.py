@@ -70,6 +70,7 @@ def record_from_judgement(
             score=_clip01(c.score),
             evidence=c.evidence,
             reason=c.reason,
+            conflict=c.conflict if c.verdict == "contradicted" else None,
         )
         for c in judgement.claims
     ]

@@ -142,6 +142,7 @@ def findings_from_record(
                 metric_version=record.metric_version,
                 slices=dict(slices),
                 trace=trace,
+                conflict=claim.conflict,
             )
         )
     return out

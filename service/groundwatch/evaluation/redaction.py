@@ -213,11 +213,24 @@ class PiiRedactor:
         # pattern-redacted, even in drop_text mode, so it stays useful. It may also quote a
         # *fragment* of a redacted value ("number mismatch: 4111 vs 4242" from two card numbers):
         # every number or word taken from a span redacted in the claim or evidence is masked too.
+        sources = [claim.text] + ([claim.evidence.text] if claim.evidence else [])
         reason = None
         if claim.reason is not None:
-            sources = [claim.text] + ([claim.evidence.text] if claim.evidence else [])
             reason = self._mask_fragments(self._replace(claim.reason), sources)
-        return claim.model_copy(update={"text": text, "evidence": evidence, "reason": reason})
+        # The conflict's words are quoted from the claim and the evidence: redacted like the
+        # reason (a masked value shows as its mask, which the page then finds nowhere).
+        conflict = claim.conflict
+        if conflict is not None:
+            conflict = conflict.model_copy(
+                update={
+                    side: self._mask_fragments(self._replace(value), sources)
+                    for side, value in (("claim", conflict.claim), ("evidence", conflict.evidence))
+                    if value is not None
+                }
+            )
+        return claim.model_copy(
+            update={"text": text, "evidence": evidence, "reason": reason, "conflict": conflict}
+        )
 
     def _mask_fragments(self, reason: str, sources: list[str]) -> str:
         fragments: dict[str, str] = {}

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from groundwatch.contract.record import Evidence, Verdict
+from groundwatch.contract.record import Conflict, Evidence, Verdict
 from groundwatch.contract.trace import RagTrace
 
 __all__ = ["ClaimJudgement", "Judge", "JudgeError", "TraceJudgement"]
@@ -41,6 +41,8 @@ class ClaimJudgement:
     score: float
     evidence: Evidence | None = None
     reason: str | None = None
+    #: For a contradiction, the disagreeing words the reason names, as data.
+    conflict: Conflict | None = None
 
 
 @dataclass(frozen=True)

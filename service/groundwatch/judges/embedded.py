@@ -29,14 +29,14 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
 
-from groundwatch.contract.record import Evidence
+from groundwatch.contract.record import Conflict, Evidence
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
 from groundwatch.judges.claim_target import ClaimTarget as _ClaimTarget
@@ -50,6 +50,7 @@ from groundwatch.judges.claims import (
     has_verb,
     is_terse,
     split_sentences,
+    stem,
 )
 from groundwatch.judges.embedding import Embedder
 from groundwatch.judges.refusal import REFUSAL_EXEMPLARS, RefusalDetector
@@ -492,6 +493,7 @@ class EmbeddedJudge:
         scored.sort(reverse=True)
         best_strength = 0.0
         contradiction: tuple[float, int, str] | None = None
+        conflict: Conflict | None = None  # the words of ``contradiction``'s reason, as data
         qualifier_note: str | None = None
         agreed: dict[str, float] = {}  # claim value -> alignment of a sentence stating it
         for align, i, c, sent_cov in scored[:_CANDIDATES]:
@@ -506,9 +508,13 @@ class EmbeddedJudge:
                 near = compare_slots(target.slots, parse_slots(sent.near_text), None, None)
                 if not near.conflicts and not near.missing:
                     check.missing = []
-            flipped = _negated_prefix(claim, sent.text)
+            flipped = _negated_prefix_pair(claim, sent.text)
             if flipped is not None and not target.slots.negated:
-                check.conflicts = [f"negation mismatch: {flipped}", *check.conflicts]
+                reason = f"negation mismatch: {flipped[0]} vs {flipped[1]}"
+                check.conflicts = [reason, *check.conflicts]
+                check.found[reason] = Conflict(
+                    kind="negation", claim=flipped[0], evidence=flipped[1]
+                )
             in_window = [w for w in target.key if _fuzzy_in(w, sent.window)]
             in_window += [
                 w
@@ -568,6 +574,7 @@ class EmbeddedJudge:
             ) and max(sent_cov, soft) >= _CONTRA_MIN_COVERAGE
             if check.conflicts and about_same and not hard_far and contradiction is None:
                 contradiction = (align, i, check.conflicts[0])
+                conflict = check.found.get(check.conflicts[0])
             elif check.qualifier_conflicts and qualifier_note is None:
                 qualifier_note = (
                     "evidence is about another qualifier: " + (check.qualifier_conflicts[0])
@@ -581,11 +588,17 @@ class EmbeddedJudge:
                     and c >= _SWAP_COS
                     and anchor >= _SWAP_COVERAGE
                 ):
-                    swap = _entity_swap(target, foreign, sent.text, prep.trace.question)
+                    rival = _entity_rival(target, foreign, sent.text, prep.trace.question)
+                    swap = (
+                        None
+                        if rival is None
+                        else f"entity mismatch: {rival.claim} vs {rival.evidence}"
+                    )
                     if swap is not None and (
                         check.values_matched == 0 or not _is_qualifier(target, foreign, claim)
                     ):
                         contradiction = (align, i, swap)
+                        conflict = rival
                     elif swap is not None and qualifier_note is None:
                         # Same value, other name: the evidence is about something else.
                         qualifier_note = "evidence is about another " + swap.split(": ", 1)[1]
@@ -597,11 +610,16 @@ class EmbeddedJudge:
         if contradiction is not None:
             align, i, reason = contradiction
             return ClaimJudgement(
-                claim, "contradicted", _clip(0.5 + 0.5 * align), _evidence(prep, i), reason
+                claim,
+                "contradicted",
+                _clip(0.5 + 0.5 * align),
+                _evidence(prep, i),
+                reason,
+                conflict,
             )
         align, i, c, _ = scored[0]
         reason = qualifier_note or _missing_reason(
-            claim, target, prep.passages[prep.sentences[i].ctx]
+            claim, target, prep.passages[prep.sentences[i].ctx], prep.df
         )
         return ClaimJudgement(
             claim,
@@ -720,6 +738,12 @@ _NEG_PREFIX = re.compile(r"\bnon-?([a-z]{4,})\b", re.I)
 
 def _negated_prefix(claim: str, evidence: str) -> str | None:
     """The claim says "refundable" where the evidence says "non-refundable" (or vice versa)."""
+    pair = _negated_prefix_pair(claim, evidence)
+    return None if pair is None else f"{pair[0]} vs {pair[1]}"
+
+
+def _negated_prefix_pair(claim: str, evidence: str) -> tuple[str, str] | None:
+    """(the claim's word, the evidence's word) of :func:`_negated_prefix`."""
     claim_l, evidence_l = claim.lower(), evidence.lower()
     for text, other in ((evidence_l, claim_l), (claim_l, evidence_l)):
         for m in _NEG_PREFIX.finditer(text):
@@ -727,9 +751,7 @@ def _negated_prefix(claim: str, evidence: str) -> str | None:
             if re.search(rf"(?<![\w-]){re.escape(word)}\b", other) and not re.search(
                 rf"\bnon-?{re.escape(word)}\b", other
             ):
-                return (
-                    f"{word} vs {m.group(0)}" if text is evidence_l else f"{m.group(0)} vs {word}"
-                )
+                return (word, m.group(0)) if text is evidence_l else (m.group(0), word)
     return None
 
 
@@ -745,6 +767,17 @@ def _entity_swap(
     question: str,
 ) -> str | None:
     """The claim names X where a sentence about the same thing names Y instead."""
+    rival = _entity_rival(target, hard_missing, evidence, question)
+    return None if rival is None else f"entity mismatch: {rival.claim} vs {rival.evidence}"
+
+
+def _entity_rival(
+    target: _ClaimTarget,
+    hard_missing: list[str],
+    evidence: str,
+    question: str,
+) -> Conflict | None:
+    """The names of :func:`_entity_swap`, as data."""
     missing = set(hard_missing)
     claim_ents = [e for e in target.entities if set(content_words(e)) & missing]
     if not claim_ents:
@@ -762,7 +795,7 @@ def _entity_swap(
         return None
     ent_words = set(content_words(claim_ents[0]))
     others.sort(key=lambda e: -len(set(content_words(e)) & ent_words))
-    return f"entity mismatch: {claim_ents[0]} vs {others[0]}"
+    return Conflict(kind="entity", claim=claim_ents[0], evidence=others[0])
 
 
 def _has_digit(text: str) -> bool:
@@ -792,8 +825,32 @@ _QUALIFIER_PREPS = frozenset(
 )
 
 
-def _missing_reason(claim: str, target: _ClaimTarget, passage: _Passage) -> str:
+#: Most words a not-found reason lists.
+_MISSING_LISTED = 8
+#: Quantifiers: in a not-found reason, as unspecific as light words ("Every ... phone").
+_QUANTIFIERS = frozenset(
+    stem(w) for w in ("every", "each", "all", "any", "some", "many", "several")
+)
+
+
+def _missing_reason(
+    claim: str, target: _ClaimTarget, passage: _Passage, df: Mapping[str, int] | None = None
+) -> str:
+    """The claim's content words the best passage lacks, the most specific first: words no
+    passage of the trace has (what the answer invented: "phone") before words another passage
+    has, and names and nouns before light words (verbs, "every"); claim order otherwise.
+    ``df``: in how many of the trace's sentences each word occurs."""
     missing = [w for w in target.key if not _fuzzy_in(w, passage.words)]
-    if missing:
-        return "not in the passages: " + ", ".join(as_written(claim, missing[:4]))
-    return "no passage sentence supports the claim"
+    if not missing:
+        return "no passage sentence supports the claim"
+    counts = df or {}
+    ranked = sorted(
+        range(len(missing)),
+        key=lambda k: (
+            counts.get(missing[k], 0) > 0,
+            missing[k] in LIGHT_WORDS or missing[k] in _QUANTIFIERS,
+            k,
+        ),
+    )
+    words = [missing[k] for k in ranked][:_MISSING_LISTED]
+    return "not in the passages: " + ", ".join(as_written(claim, words))

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from groundwatch.contract.record import Conflict
 from groundwatch.judges.claims import STOPWORDS, content_words, stem
 
 __all__ = [
@@ -357,6 +358,15 @@ class SlotCheck:
     #: claim values on the side of a comparison bound this evidence states ("4 p.m." against
     #: "after 2 p.m."): consistent with it, though not stated
     within: list[str] = field(default_factory=list)
+    #: Each reason of ``conflicts`` (and ``qualifier_conflicts``) -> the disagreeing words as
+    #: written, as data: what a finding shows and the page marks.
+    found: dict[str, Conflict] = field(default_factory=dict)
+
+    def add(self, reason: str, conflict: Conflict | None, *, qualifier: bool = False) -> None:
+        """Record one disagreement: its reason and, when the words are known, its data."""
+        (self.qualifier_conflicts if qualifier else self.conflicts).append(reason)
+        if conflict is not None:
+            self.found.setdefault(reason, conflict)
 
 
 def _to_number(text: str) -> float | None:
@@ -906,6 +916,59 @@ def _negation_in_scope(claim: Slots, evidence: Slots, sentence: Slots) -> bool:
     return any(_related(a, b) for a in scope for b in words)
 
 
+_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?|non-?[A-Za-z]+", re.IGNORECASE)
+
+
+def negator_written(text: str) -> str | None:
+    """The first negator of ``text`` as written ("not", "Never", "isn't", "non-refundable"),
+    leaving out bounds such as "no more than"; None when there is none."""
+    bounds = [m.span() for m in _BOUND_NEGATION.finditer(text.lower())]
+    for m in _WORD.finditer(text):
+        word = m.group(0).lower().replace("’", "'")
+        if any(a <= m.start() < b for a, b in bounds):
+            continue
+        if word in _NEGATORS or re.fullmatch(r"non-?[a-z]+", word):
+            return m.group(0)
+    return None
+
+
+def _word_written(text: str, stems: set[str]) -> str | None:
+    """The first word of ``text`` (as written) related to one of ``stems``."""
+    for m in _WORD.finditer(text):
+        words = content_words(m.group(0))
+        if words and any(_related(words[0], s) for s in stems):
+            return m.group(0)
+    return None
+
+
+def _negation_conflict(claim: Slots, clause: Slots, clause_text: str | None) -> Conflict | None:
+    """The words of a polarity clash: the negator on the negative side; on the positive
+    evidence side, the word the claim negates ("is not prorated" vs "is prorated")."""
+    if clause_text is None:
+        return None
+    if clause.negated:
+        return Conflict(kind="negation", claim=None, evidence=negator_written(clause_text))
+    return Conflict(
+        kind="negation",
+        claim=None,
+        evidence=_word_written(clause_text, _negated_words(claim.tokens)),
+    )
+
+
+_MODAL_HEAD = re.compile(r"needs? to|ha(?:ve|s) to|(?:allowed|permitted) to|[a-z]+")
+
+
+def modal_written(text: str, kind: str) -> str | None:
+    """The modal word of ``kind`` ("must" | "may") in ``text`` as written ("must", "Required",
+    "can", "needs to"), without the verb it bears on; None when there is none."""
+    lowered = text.lower()
+    m = (_MUST if kind == "must" else _MAY).search(lowered)
+    if m is None or len(lowered) != len(text):
+        return None
+    head = _MODAL_HEAD.match(lowered, m.start())
+    return None if head is None else text[head.start() : head.end()]
+
+
 def _related(a: str, b: str) -> bool:
     """Same stem, or one derivation of the other ("approval" / "approv", "refundable")."""
     if a == b:
@@ -1059,7 +1122,10 @@ def compare_slots(
         ]
         aside_rival = _aside_rival(q, agreeing, claim, evidence, taken, aside_words=aside_words)
         if aside_rival is not None:
-            check.conflicts.append(f"number mismatch: {q.text} vs {aside_rival.text}")
+            check.add(
+                f"number mismatch: {q.text} vs {aside_rival.text}",
+                Conflict(kind="number", claim=q.text, evidence=aside_rival.text),
+            )
             check.value_conflicts.append(ValueConflict("number", q.text, aside_rival.text))
         elif agreeing:
             check.matched += 1
@@ -1078,7 +1144,10 @@ def compare_slots(
                 check.missing.append(q.text)  # within the bound: neither agreement nor rival
                 check.within.append(q.text)
             elif rival is not None and not in_passage:
-                check.conflicts.append(f"number mismatch: {q.text} vs {rival.text}")
+                check.add(
+                    f"number mismatch: {q.text} vs {rival.text}",
+                    Conflict(kind="number", claim=q.text, evidence=rival.text),
+                )
                 check.value_conflicts.append(ValueConflict("number", q.text, rival.text))
             else:
                 check.missing.append(q.text)
@@ -1096,8 +1165,12 @@ def compare_slots(
             check.matched += 1
         elif date_rivals:
             ey, em, ed = date_rivals[0]
-            check.conflicts.append(f"date mismatch: {mon}/{day}/{y} vs {em}/{ed}/{ey}")
-            if y is not None and ey is not None and y != ey:
+            years_differ = y is not None and ey is not None and y != ey
+            check.add(
+                f"date mismatch: {mon}/{day}/{y} vs {em}/{ed}/{ey}",
+                Conflict(kind="date", claim=str(y), evidence=str(ey)) if years_differ else None,
+            )
+            if years_differ:
                 check.value_conflicts.append(ValueConflict("date", str(y), str(ey)))
         else:
             check.missing.append(f"date {mon}/{day}")
@@ -1109,9 +1182,16 @@ def compare_slots(
         elif core_years:
             rival_year = min(core_years, key=lambda e: abs(e - y))
             if claim.quantities:
-                check.qualifier_conflicts.append(f"year mismatch: {y} vs {rival_year}")
+                check.add(
+                    f"year mismatch: {y} vs {rival_year}",
+                    Conflict(kind="year", claim=str(y), evidence=str(rival_year)),
+                    qualifier=True,
+                )
             else:
-                check.conflicts.append(f"year mismatch: {y} vs {rival_year}")
+                check.add(
+                    f"year mismatch: {y} vs {rival_year}",
+                    Conflict(kind="year", claim=str(y), evidence=str(rival_year)),
+                )
                 check.value_conflicts.append(ValueConflict("year", str(y), str(rival_year)))
         else:
             check.missing.append(str(y))
@@ -1121,6 +1201,7 @@ def compare_slots(
     check.matched += sum(1 for ent in claim.entities if _entity_present(ent, ctx_words))
     # Negation, modality, opposites: compare on the clause of the evidence about the claim.
     clause_slots = evidence
+    clause = evidence_text
     if evidence_text is not None:
         clause = best_clause(claim.words, evidence_text)
         if clause != evidence_text:
@@ -1130,11 +1211,12 @@ def compare_slots(
         and claim.negated != clause_slots.negated
         and _negation_in_scope(claim, clause_slots, evidence)
     ):
-        check.conflicts.append(
+        check.add(
             "negation mismatch: claim is "
             + ("negative" if claim.negated else "positive")
             + ", evidence is "
-            + ("negative" if clause_slots.negated else "positive")
+            + ("negative" if clause_slots.negated else "positive"),
+            _negation_conflict(claim, clause_slots, clause),
         )
     mine, theirs = claim.modality, clause_slots.modality
     # "may be taken" vs "must be taken", "optional" vs "required"; not "can request a refund
@@ -1145,7 +1227,12 @@ def compare_slots(
         and mine[0] != theirs[0]
         and (mine[1] == theirs[1] or "adj" in (mine[1], theirs[1]))
     ):
-        check.conflicts.append(f"modality mismatch: {mine[0]} vs {theirs[0]}")
+        check.add(
+            f"modality mismatch: {mine[0]} vs {theirs[0]}",
+            Conflict(kind="modality", claim=None, evidence=modal_written(clause, theirs[0]))
+            if clause is not None
+            else None,
+        )
     claim_tokens = set(claim.tokens)
     clause_tokens = set(clause_slots.tokens)
     ev_count = {(idx, side): n for idx, side, n in clause_slots.opposites}
@@ -1160,5 +1247,8 @@ def compare_slots(
             found = sorted(w for w in words[1 - side] if w in clause_tokens) or sorted(
                 words[1 - side]
             )
-            check.conflicts.append(f"comparative mismatch: {said[0]} vs {found[0]}")
+            check.add(
+                f"comparative mismatch: {said[0]} vs {found[0]}",
+                Conflict(kind="comparative", claim=said[0], evidence=found[0]),
+            )
     return check

@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from groundwatch.contract.record import Conflict
 from groundwatch.judges.base import ClaimJudgement
 from groundwatch.judges.claim_target import ClaimTarget, fuzzy_in, spells
 from groundwatch.judges.claims import as_written
@@ -305,6 +306,7 @@ class VerifiedJudge(EmbeddedJudge):
             values = [x for x in check.conflicts if x.startswith(_VALUE_CONFLICTS)]
             if about_same and values and out.conflict is None:
                 out.conflict = (i, values[0])
+                out.conflict_data = check.found.get(values[0])
                 if self._reads_restated:
                     out.restated = _restated(claim, check.value_conflicts, prep, i)
             if c >= _CONTRA_COS and (check.values_matched or check.within):
@@ -419,16 +421,22 @@ class VerifiedJudge(EmbeddedJudge):
                 claim, "supported", _clip(decision.score), _evidence(prep, al.windows[sup_w][0])
             )
         if decision.verdict == "contradicted":
+            conflict = None
             if al.conflict is not None:
-                where, reason = al.conflict
+                (where, reason), conflict = al.conflict, al.conflict_data
             else:
                 where, reason = al.windows[con_w][0], "the evidence states otherwise"
             return ClaimJudgement(
-                claim, "contradicted", _clip(decision.score), _evidence(prep, where), reason
+                claim,
+                "contradicted",
+                _clip(decision.score),
+                _evidence(prep, where),
+                reason,
+                conflict,
             )
         best = al.best_sentence
         target = ClaimTarget.build(claim)
-        reason = _missing_reason(claim, target, prep.passages[prep.sentences[best].ctx])
+        reason = _missing_reason(claim, target, prep.passages[prep.sentences[best].ctx], prep.df)
         evidence = _evidence(prep, best) if al.cosine >= 0.3 else None
         return ClaimJudgement(claim, "not_found", _clip(decision.score), evidence, reason)
 
@@ -443,6 +451,7 @@ class _Alignment:
     cosine: float = 0.0
     coverage: float = 0.0
     conflict: tuple[int, str] | None = None  # (sentence, "number mismatch: ...")
+    conflict_data: Conflict | None = None  # the words of ``conflict``, as data
     value_agreed: bool = False
     #: (evidence window, the claim restated with the conflicting evidence value): when the
     #: verifier finds that restatement supported, the evidence says the same thing with another

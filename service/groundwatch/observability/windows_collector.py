@@ -67,6 +67,8 @@ class WindowReport:
     baseline: Baseline | None = None
     drift_tests: int = 0  # family size of the multiple-testing correction
     drift_fdr: float = 0.01
+    #: The store's clock was stopped here (a demo whose replay ended): the windows are frozen.
+    frozen_at: float | None = None
 
 
 def drift_policy(settings: Settings) -> DriftPolicy:
@@ -105,6 +107,8 @@ def build_report(
         reference="pinned" if use_pinned else "rolling",
         reference_range=(baseline.start, baseline.end) if use_pinned and baseline else ref_range,
         baseline=baseline,
+        # Only a BucketWindows store can be frozen; other readers never are.
+        frozen_at=getattr(reader, "frozen_at", None),
     )
     for name, summaries in zip(ws.export_windows_s, results, strict=False):
         report.windows[name] = summaries
@@ -196,6 +200,7 @@ def report_to_json(report: WindowReport) -> dict[str, Any]:
         "drift": drift,
         "drift_tests": report.drift_tests,
         "drift_fdr": report.drift_fdr,
+        "frozen_at": report.frozen_at,
     }
 
 

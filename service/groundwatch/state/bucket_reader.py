@@ -92,8 +92,21 @@ class BucketWindows:
     _cache: dict[BucketKey, tuple[float, Parsed]]
     _cache_lock: threading.Lock
 
+    #: Set by :meth:`freeze`: the time the windows end at for good.
+    frozen_at: float | None = None
+
     def now(self) -> float:
         return self.clock()
+
+    def freeze(self, at: float | None = None) -> float:
+        """Stop this store's clock (at ``at``, default now): the windows keep ending there, so
+        they keep their last values instead of emptying as time passes. For a replay that has
+        ended (``groundwatch demo --serve-forever``), never for a live service. Returns the
+        time frozen at; reports carry it (``frozen_at``) so that readers can say so."""
+        stopped = self.clock() if at is None else at
+        self.frozen_at = stopped
+        self.clock = lambda: stopped
+        return stopped
 
     def _fetch(self, keys: Sequence[BucketKey]) -> dict[BucketKey, RawBucket]:
         """The stored fields of each existing bucket (names as str or bytes)."""

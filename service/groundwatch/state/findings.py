@@ -26,6 +26,9 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
+from groundwatch.contract.record import Conflict
 from groundwatch.settings import Settings
 from groundwatch.state.stores import (
     Finding,
@@ -82,6 +85,7 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
         "metric_version": f.metric_version,
         "slices": dict(f.slices),
         "trace": None if f.trace is None else _trace_to_dict(f.trace),
+        "conflict": None if f.conflict is None else f.conflict.model_dump(),
         "label": None if f.label is None else label_to_dict(f.label),
     }
 
@@ -142,6 +146,16 @@ def _trace_from_dict(d: Any) -> FindingTrace | None:
     )
 
 
+def _conflict_from_dict(d: Any) -> Conflict | None:
+    """The stored conflict, or None (absent: stored before conflicts were kept, or unreadable)."""
+    if not isinstance(d, Mapping):
+        return None
+    try:
+        return Conflict.model_validate(d)
+    except ValidationError:
+        return None
+
+
 def finding_from_dict(d: Mapping[str, Any]) -> Finding:
     slices = d.get("slices") or {}
     return Finding(
@@ -157,6 +171,7 @@ def finding_from_dict(d: Mapping[str, Any]) -> Finding:
         metric_version=str(d["metric_version"]),
         slices={str(k): str(v) for k, v in dict(slices).items()},
         trace=_trace_from_dict(d.get("trace")),
+        conflict=_conflict_from_dict(d.get("conflict")),
         label=label_from_dict(d.get("label")),
     )
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from groundwatch.contract.record import EvaluationRecord
+from groundwatch.contract.record import Conflict, EvaluationRecord
 
 __all__ = [
     "CORRECTED_VERDICTS",
@@ -114,6 +114,8 @@ class Finding:
     metric_version: str
     slices: dict[str, str] = field(default_factory=dict)
     trace: FindingTrace | None = None
+    #: The disagreeing words the judge named (the page marks ``conflict.evidence``).
+    conflict: Conflict | None = None
     label: FindingLabel | None = None
 
     @property
