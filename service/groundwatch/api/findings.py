@@ -36,9 +36,11 @@ from pydantic import BaseModel, Field
 
 from groundwatch.api.page_render import PageFilters, render_main
 from groundwatch.contract.record import Conflict
+from groundwatch.observability.precision_collector import precision_by_slice
 from groundwatch.observability.windows_collector import build_report, report_to_json
 from groundwatch.settings import Settings
 from groundwatch.state.bucket_reader import WindowReader, as_reader
+from groundwatch.state.buckets import ALL
 from groundwatch.state.findings import InvalidCursorError
 from groundwatch.state.slices import SliceMapper
 from groundwatch.state.stores import (
@@ -197,10 +199,14 @@ def page_router(
     settings: Settings | None = None,
     *,
     authorize: PageAuth | None = None,
+    judge_version: Callable[[], str] | None = None,
 ) -> APIRouter:
     """The page and its assets. With a store, ``GET /`` renders the findings server-side when
     ``authorize(request)`` passes (no token configured, or a valid bearer header); otherwise it
-    serves the shell, whose script asks for the token and fetches ``/page/main`` with it."""
+    serves the shell, whose script asks for the token and fetches ``/page/main`` with it.
+    ``?sample=random`` shows a random sample of the findings (to label) instead of the newest;
+    the measured precision shown counts the labels of ``judge_version()`` findings (all
+    labels without it), like ``groundwatch_judge_contradicted_precision``."""
     router = APIRouter()
 
     def main_html(request: Request) -> str | None:
@@ -213,12 +219,18 @@ def page_router(
                 return None
         filters = _page_filters(request, settings)
         since = time.time() - filters.since_min * 60 if filters.since_min else None
+        sampled = request.query_params.get("sample") == "random"
         try:
             # A refused filter shows its error and no findings, never every finding.
             found, total = [], 0
-            if not filters.error:
+            if not filters.error and sampled:
+                found = store.sample(100, slice_filter=filters.slices or None)
+                total = len(found)
+            elif not filters.error:
                 page = store.page(limit=100, cursor=None, slice_filter=filters.slices or None)
                 found, total = page.items, page.total
+            version = judge_version() if judge_version is not None else None
+            estimate = precision_by_slice(store.labelled(), version)[ALL]
             report = report_to_json(build_report(as_reader(windows), settings))
         except StoreUnavailableError as exc:
             log.warning("state store unavailable: %s", exc)
@@ -231,6 +243,8 @@ def page_router(
             report,
             filters,
             min_wasserstein=settings.windows.drift_min_wasserstein,
+            precision=estimate,
+            sampled=sampled,
         )
 
     @router.get("/", include_in_schema=False)

@@ -23,6 +23,8 @@ from urllib.parse import urlencode
 
 from groundwatch.contract.record import Conflict
 
+from groundwatch.observability.precision_collector import PrecisionEstimate
+
 __all__ = ["PageFilters", "highlight_disagreement", "render_main", "trend_svg"]
 
 _CASES_PATH = "v1/findings/cases"  # relative, like the script's page/main
@@ -315,13 +317,17 @@ def render_main(
     filters: PageFilters,
     *,
     min_wasserstein: float,
+    precision: PrecisionEstimate | None = None,
+    sampled: bool = False,
 ) -> str:
-    """The page's ``<main>``: filters, findings, trend, windows, drift."""
+    """The page's ``<main>``: filters, the judge's measured precision, findings (the newest,
+    or a random sample to label), trend, windows, drift."""
     windows_table, trend = _windows(report)
     now = datetime.fromtimestamp(report.get("now", 0) or 0, UTC).isoformat(timespec="seconds")
     return (
         "<main id='main'>"
         + _filters_form(filters)
+        + _precision_note(precision, filters, sampled)
         + _findings(items, total, filters)
         + "<section><h2>Trend</h2><p class='legend'><span class='faith'>■</span> faithfulness "
         "<span class='contra'>■</span> contradicted claim share, per window (all traces)</p>"
@@ -344,3 +350,41 @@ def _frozen_note(report: dict[str, Any]) -> str:
         f"<p id='frozen' class='note'>Windows frozen at {escape(at)}: the replay has ended, so "
         "these are its last windows, kept as they were (no new traffic is counted).</p>"
     )
+
+
+#: Below this measured contradicted precision the page says to check each finding.
+LOW_PRECISION = 0.8
+
+
+def _precision_note(
+    precision: PrecisionEstimate | None, filters: PageFilters, sampled: bool
+) -> str:
+    query = filters.query()
+    if sampled:
+        toggle = (
+            f"<a id='sample-toggle' href='?{escape(query)}'>Show the newest findings</a>"
+            " (shown: a random sample, to label: an estimate from it is unbiased)"
+        )
+    else:
+        href = "?" + (f"{query}&" if query else "") + "sample=random"
+        toggle = f"<a id='sample-toggle' href='{escape(href)}'>Label a random sample</a>"
+    if precision is None:
+        return f"<p id='precision' class='note'>{toggle}</p>"
+    counts = f"{precision.decided} right/wrong labels, {precision.unsure} unsure"
+    if precision.precision is None or precision.interval is None:
+        text = (
+            "Judge precision here: not measured yet (no right/wrong labels on this judge "
+            f"version's findings). {toggle}."
+        )
+        return f"<p id='precision' class='note'>{text}</p>"
+    low, high = precision.interval
+    measured = (
+        f"Judge precision on labelled findings: {precision.precision:.2f} "
+        f"(95 % {low:.2f}-{high:.2f}, {counts})"
+    )
+    if precision.precision < LOW_PRECISION:
+        return (
+            f"<p id='precision' class='error low-precision'>{escape(measured)}: low, so check "
+            f"each finding before acting on it. {toggle}.</p>"
+        )
+    return f"<p id='precision' class='note'>{escape(measured)}. {toggle}.</p>"

@@ -147,6 +147,20 @@ class AlertLog:
         return out
 
 
+def _await_first_scrape(url: str, deadline: float) -> None:
+    """Until the target has been scraped once and the rules evaluated on it: before that every
+    series is absent, which an `absent(...)` rule would show as a pending alert."""
+    query = f"{url}/api/v1/query?query=up"
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            with urllib.request.urlopen(query, timeout=1) as resp:  # noqa: S310 - loopback
+                result = json.loads(resp.read())["data"]["result"]
+            if any(r["value"][1] == "1" for r in result):
+                time.sleep(2.0)  # one 1 s rule evaluation after the scrape, with margin
+                return
+        time.sleep(0.2)
+
+
 @contextlib.contextmanager
 def local_prometheus(
     binary: str, target: str, rules: dict[str, Any], *, startup_timeout: float = 30.0
@@ -195,6 +209,7 @@ def local_prometheus(
             if time.monotonic() > deadline:
                 raise RuntimeError(f"prometheus not ready on {url} after {startup_timeout:.0f}s")
             time.sleep(0.2)
+        _await_first_scrape(url, deadline)
         yield url
     finally:
         if proc is not None and proc.poll() is None:

