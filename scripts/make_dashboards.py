@@ -134,6 +134,47 @@ def _health(lay: Layout) -> None:
         height=5,
     )
     lay.panel(
+        "Judge precision (labelled findings)",
+        [
+            (
+                f'max({MAXR} (groundwatch_judge_contradicted_precision{{slice_key="all"}}))',
+                "precision",
+            ),
+            (
+                f"max({MAXR} (groundwatch_judge_contradicted_precision_bound"
+                '{slice_key="all", bound="lower"}))',
+                "95% lower bound",
+            ),
+        ],
+        unit="percentunit",
+        minmax=(0, 1),
+        thresholds=[(None, "red"), (0.8, "orange"), (0.9, "green")],
+        description="Share of findings (claims called contradicted) that engineers labelled "
+        "right on the findings page: right / (right + wrong), with its Wilson 95% lower bound; "
+        "this judge version only. Absent until findings are labelled. Label a random sample "
+        "(page: 'Label a random sample') so it is unbiased. Low: read findings before acting "
+        "(docs/runbook.md, 'Judge precision').",
+        kind="stat",
+        width=4,
+        height=5,
+    )
+    lay.panel(
+        "Labelled findings",
+        [
+            (
+                f"sum({MAXR} (groundwatch_judge_contradicted_labels"
+                '{slice_key="all", label=~"right|wrong"})) or vector(0)',
+                "right or wrong",
+            )
+        ],
+        thresholds=[(None, "orange"), (30, "green")],
+        description="Right/wrong labels behind the precision (unsure ones not counted); fewer "
+        "than 30 leave a wide interval.",
+        kind="stat",
+        width=4,
+        height=5,
+    )
+    lay.panel(
         "Drifting (slice x metric)",
         [
             (f"count({MAXR} (groundwatch_drift_decision) == 1) or vector(0)", "metrics"),
