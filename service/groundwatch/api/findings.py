@@ -35,6 +35,7 @@ from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, Field
 
 from groundwatch.api.page_render import PageFilters, render_main
+from groundwatch.contract.record import Conflict
 from groundwatch.observability.precision_collector import precision_by_slice
 from groundwatch.observability.windows_collector import build_report, report_to_json
 from groundwatch.settings import Settings
@@ -122,6 +123,9 @@ class FindingOut(BaseModel):
     score: float
     reason: str | None
     judge_version: str = Field(description="metric_version of the judge that found it.")
+    conflict: Conflict | None = Field(
+        default=None, description="The disagreeing words the judge named, when it names them."
+    )
     label: LabelOut | None = Field(default=None, description="Its triage label, when given.")
 
 
@@ -161,6 +165,7 @@ def _out(f: Finding) -> FindingOut:
         score=f.score,
         reason=f.reason,
         judge_version=f.metric_version,
+        conflict=f.conflict,
         label=_label_out(f.label),
     )
 
@@ -216,10 +221,12 @@ def page_router(
         since = time.time() - filters.since_min * 60 if filters.since_min else None
         sampled = request.query_params.get("sample") == "random"
         try:
-            if sampled:
+            # A refused filter shows its error and no findings, never every finding.
+            found, total = [], 0
+            if not filters.error and sampled:
                 found = store.sample(100, slice_filter=filters.slices or None)
                 total = len(found)
-            else:
+            elif not filters.error:
                 page = store.page(limit=100, cursor=None, slice_filter=filters.slices or None)
                 found, total = page.items, page.total
             version = judge_version() if judge_version is not None else None
@@ -267,19 +274,41 @@ def page_router(
     return router
 
 
+class SliceSpecError(ValueError):
+    """A slice filter that is not ``key:value`` or ``key=value`` (the API answers 422)."""
+
+
+def slice_spec(spec: str) -> tuple[str, str]:
+    """``key:value`` or ``key=value`` (whichever separator comes first) as (key, cleaned value);
+    :class:`SliceSpecError` with the message the API and the page show otherwise."""
+    cut = min((i for i in (spec.find(":"), spec.find("=")) if i >= 0), default=-1)
+    key, value = (spec[:cut], spec[cut + 1 :]) if cut >= 0 else ("", "")
+    if not key or not value:
+        raise SliceSpecError(f"slice filter {spec[:80]!r} must look like key=value or key:value")
+    return key[:64], SliceMapper.clean(value)
+
+
 def _page_filters(request: Request, settings: Settings) -> PageFilters:
     slices: dict[str, str] = {}
+    errors: list[str] = []
     for raw in request.query_params.getlist("slice"):
         for spec in raw.split():
-            key, sep, value = spec.partition(":")
-            if sep and key and value:
-                slices[key[:64]] = SliceMapper.clean(value)
+            try:
+                key, value = slice_spec(spec)
+            except SliceSpecError as exc:
+                errors.append(str(exc))
+                continue
+            slices[key] = value
     for key in settings.windows.slice_keys:
         given = request.query_params.get(key)
         if given:
             slices[key] = SliceMapper.clean(given)
     since = request.query_params.get("since_min", "")
-    return PageFilters(slices=slices, since_min=int(since) if since.isdigit() else None)
+    return PageFilters(
+        slices=slices,
+        since_min=int(since) if since.isdigit() else None,
+        error="; ".join(errors) or None,
+    )
 
 
 def findings_router(
@@ -300,10 +329,11 @@ def findings_router(
     def slice_filter(request: Request, specs: list[str]) -> dict[str, str]:
         wanted: dict[str, str] = {}
         for spec in specs:
-            key, sep, value = spec.partition(":")
-            if not sep or not key or not value:
-                raise HTTPException(422, f"slice filter {spec[:80]!r} must look like key:value")
-            wanted[key] = SliceMapper.clean(value)
+            try:
+                key, value = slice_spec(spec)
+            except SliceSpecError as exc:
+                raise HTTPException(422, str(exc)) from None
+            wanted[key] = value
         for key in slice_keys:
             given = request.query_params.get(key)
             if given:

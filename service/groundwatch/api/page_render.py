@@ -13,6 +13,7 @@ Wasserstein distance and the reporting threshold. Every value goes through ``htm
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,11 +21,11 @@ from html import escape
 from typing import Any
 from urllib.parse import urlencode
 
+from groundwatch.contract.record import Conflict
 from groundwatch.observability.precision_collector import PrecisionEstimate
 
 __all__ = ["PageFilters", "highlight_disagreement", "render_main", "trend_svg"]
 
-_TOKEN = re.compile(r"\$?\d+(?:[.,]\d+)*%?|\w+", re.UNICODE)
 _CASES_PATH = "v1/findings/cases"  # relative, like the script's page/main
 _MAX_SINCE_MIN = 525_600  # GET /v1/findings/cases accepts since_min up to a year
 
@@ -35,6 +36,8 @@ class PageFilters:
 
     slices: dict[str, str] = field(default_factory=dict)
     since_min: int | None = None
+    #: Why the slice filter was refused (the API's 422 message); no findings are shown then.
+    error: str | None = None
 
     def query(self) -> str:
         """The filters as the query of ``GET /v1/findings/cases`` (``slice=key:value``,
@@ -45,25 +48,21 @@ class PageFilters:
         return urlencode(items)
 
 
-def highlight_disagreement(claim: str, evidence: str | None) -> str:
-    """``evidence`` as HTML, with the numbers and words absent from ``claim`` in ``<mark>``.
+def highlight_disagreement(evidence: str | None, conflict: Conflict | None) -> str:
+    """``evidence`` as HTML, with the words the judge found disagreeing in ``<mark>``: the
+    evidence side of its ``conflict`` (the rival number of a number mismatch, the negator or
+    the word negated, the modal verb, the other name), wherever the sentence has them.
 
-    Numbers first: when the evidence has a number the claim lacks, only numbers are marked
-    (the usual contradiction is a changed figure); otherwise content words are."""
+    Nothing is marked without a conflict (a judge that names no words, a finding stored
+    before conflicts were kept) or when the words are not in the sentence (redacted, say):
+    guessing from the text marked years and common words where the reason was a negation."""
     if not evidence:
         return "—"
-    claim_tokens = {t.lower().strip(".,") for t in _TOKEN.findall(claim)}
-    tokens = list(_TOKEN.finditer(evidence))
-    numbers = [m for m in tokens if m.group()[0].isdigit() or m.group()[0] == "$"]
-    candidates = [m for m in numbers if m.group().lower().strip(".,") not in claim_tokens]
-    if not candidates:
-        candidates = [
-            m
-            for m in tokens
-            if len(m.group()) > 3 and m.group().lower().strip(".,") not in claim_tokens
-        ]
+    words = conflict.evidence if conflict is not None else None
+    if not words:
+        return escape(evidence)
     out, last = [], 0
-    for m in candidates:
+    for m in re.finditer(rf"(?<!\w){re.escape(words)}(?!\w)", evidence, re.IGNORECASE):
         out.append(escape(evidence[last : m.start()]))
         out.append(f"<mark>{escape(m.group())}</mark>")
         last = m.end()
@@ -123,7 +122,7 @@ def _findings(items: list[Any], total: int, filters: PageFilters) -> str:
             f"<td><time datetime='{escape(f.time)}'>{escape(f.time[:19].replace('T', ' '))}</time>"
             f"<br><code>{escape(f.trace_id)}#{f.claim_index}</code></td>"
             f"<td class='claim'>{escape(f.claim)}</td>"
-            f"<td class='evidence'>{highlight_disagreement(f.claim, f.evidence)}</td>"
+            f"<td class='evidence'>{highlight_disagreement(f.evidence, f.conflict)}</td>"
             f"<td class='reason'>{escape(f.reason or '—')}</td>"
             f"<td class='num'>{_fmt(f.score, 2)}</td>"
             f"<td>{escape(slices)}</td>"
@@ -223,35 +222,69 @@ def _windows(report: dict[str, Any]) -> tuple[str, list[tuple[str, float | None,
     return table, trend
 
 
+def _count(value: Any) -> str:
+    return "—" if value is None else f"{float(value):.0f}"
+
+
+def _decision(test: dict[str, Any], min_samples: int) -> tuple[str, bool]:
+    """What the drift test decided, in words, and whether it is drift: ``underpowered: needs N``
+    when the current window holds too few samples for the test to be made at all."""
+    samples = test.get("samples", {})
+    n_cur, n_ref = samples.get("current", 0) or 0, samples.get("reference", 0) or 0
+    if test.get("q_value") is None:
+        if n_ref < min_samples:
+            return f"underpowered: reference needs {min_samples} (has {n_ref:.0f})", False
+        needs = test.get("required_samples")
+        if needs is None:
+            return "underpowered: the reference is too small to ever test", False
+        return f"underpowered: needs {math.ceil(needs)} (has {n_cur:.0f})", False
+    if test.get("decision"):
+        return "drift", True
+    return "no drift", False
+
+
 def _drift(report: dict[str, Any], min_wasserstein: float) -> str:
+    min_samples = int(report.get("min_samples", 0) or 0)
+    fdr = report.get("drift_fdr")
     rows = []
     for d in report.get("drift", []):
         label = "all" if d["slice_key"] == "all" else f"{d['slice_key']}={d['slice_value']}"
-        tests = d.get("metrics", {})
-        for metric, value in sorted(d.get("psi", {}).items()):
-            wd = d.get("wasserstein", {}).get(metric)
-            decision = tests.get(metric, {}).get("decision", "—")
-            flag = " low" if decision == "drift" else ""
+        # every metric with samples on both sides, tested or not (an untested one says why)
+        for metric, test in sorted(d.get("metrics", {}).items()):
+            samples = test.get("samples", {})
+            value, wd = test.get("psi"), test.get("wasserstein")
+            text, drift = _decision(test, min_samples)
+            flag = " low" if drift else ""
             rows.append(
                 f"<tr><td>{escape(label)}</td><td>{escape(metric)}</td>"
+                f"<td class='num'>{_count(samples.get('current'))} / "
+                f"{_count(samples.get('reference'))}</td>"
                 f"<td class='num'>{_fmt(value)}</td><td class='num{flag}'>{_fmt(wd)}</td>"
-                f"<td class='num'>{min_wasserstein:.3f}</td><td>{escape(str(decision))}</td></tr>"
+                f"<td class='num'>{min_wasserstein:.3f}</td>"
+                f"<td class='num'>{_fmt(test.get('q_value'), 4)}</td>"
+                f"<td class='decision{flag}'>{escape(text)}</td></tr>"
             )
     if not rows:
         rows.append(
-            "<tr><td colspan='6'>No drift values yet: the current window or the reference has "
-            f"fewer than {report.get('min_samples', 0)} samples.</td></tr>"
+            "<tr><td colspan='8'>No drift values yet: the current window or the reference has "
+            f"fewer than {min_samples} samples.</td></tr>"
         )
+    note = (
+        "<p class='note'>Drift is decided when q (the p-value after multiple-testing control"
+        + (f", FDR {float(fdr):g}" if fdr is not None else "")
+        + ") is small and the Wasserstein distance reaches the threshold.</p>"
+    )
     return (
-        "<table id='drift'><thead><tr><th>slice</th><th>metric</th><th>PSI</th>"
-        "<th>Wasserstein</th><th>threshold</th><th>decision</th></tr></thead><tbody>"
-        + "".join(rows)
-        + "</tbody></table>"
+        "<table id='drift'><thead><tr><th>slice</th><th>metric</th>"
+        "<th>samples (current / reference)</th><th>PSI</th>"
+        "<th>Wasserstein</th><th>threshold</th><th>q-value</th><th>decision</th></tr></thead>"
+        "<tbody>" + "".join(rows) + "</tbody></table>" + note
     )
 
 
 def _filters_form(filters: PageFilters) -> str:
-    slice_value = " ".join(f"{k}:{v}" for k, v in filters.slices.items())
+    # key=value, as the findings show their slice (key:value is accepted too)
+    slice_value = " ".join(f"{k}={v}" for k, v in filters.slices.items())
     options = "".join(
         f"<option value='{m}'{' selected' if filters.since_min == m else ''}>{label}</option>"
         for m, label in (
@@ -264,10 +297,15 @@ def _filters_form(filters: PageFilters) -> str:
     return (
         "<form id='filters' method='get' action=''>"
         f"<label>Slice <input name='slice' value='{escape(slice_value)}' "
-        "placeholder='tenant:acme'></label>"
+        "placeholder='tenant=acme'></label>"
         f"<label>Time <select name='since_min'>{options}</select></label>"
         "<label>Verdict <select name='verdict' disabled><option>contradicted</option></select>"
         "</label><button type='submit'>Filter</button></form>"
+        + (
+            f"<p id='filter-error' class='error' role='alert'>{escape(filters.error)}</p>"
+            if filters.error
+            else ""
+        )
     )
 
 
@@ -294,6 +332,7 @@ def render_main(
         "<span class='contra'>■</span> contradicted claim share, per window (all traces)</p>"
         + trend_svg(trend)
         + "</section><section><h2>Windows</h2>"
+        + _frozen_note(report)
         + windows_table
         + "<h3>Drift (current window vs reference)</h3>"
         + _drift(report, min_wasserstein)
@@ -337,3 +376,14 @@ def _precision_note(
             f"each finding before acting on it. {toggle}.</p>"
         )
     return f"<p id='precision' class='note'>{escape(measured)}. {toggle}.</p>"
+
+
+def _frozen_note(report: dict[str, Any]) -> str:
+    frozen = report.get("frozen_at")
+    if not frozen:
+        return ""
+    at = datetime.fromtimestamp(frozen, UTC).isoformat(timespec="seconds")
+    return (
+        f"<p id='frozen' class='note'>Windows frozen at {escape(at)}: the replay has ended, so "
+        "these are its last windows, kept as they were (no new traffic is counted).</p>"
+    )
