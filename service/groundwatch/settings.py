@@ -100,6 +100,12 @@ class ApiSettings(BaseModel):
     queue_size: int = Field(
         default=1000, ge=1, description="Bounded in-process queue of traces to evaluate."
     )
+    queue_max_chars: int = Field(
+        default=16_000_000,
+        ge=1,
+        description="Text (question, answer, passages, in characters) held by the evaluation "
+        "queue at once; a batch that does not fit is refused with 503 + Retry-After.",
+    )
     max_inflight: int = Field(
         default=64,
         ge=1,
@@ -113,7 +119,7 @@ class ApiSettings(BaseModel):
         "in progress) is closed to make room, so idle clients cannot lock the probes out.",
     )
     max_inflight_bytes: int = Field(
-        default=24_000_000,
+        default=16_000_000,
         ge=1,
         description="Request bodies held in memory at once, all requests together (bytes); a "
         "body that does not fit is refused with 503 + Retry-After before it is read.",
@@ -544,6 +550,12 @@ class OtelSettings(BaseModel):
     service_name: str = Field(default="groundwatch", description="service.name resource attribute.")
     assembly_window_s: float = Field(
         default=5.0, gt=0.0, description="How long OTLP spans of a trace are awaited."
+    )
+    max_pending_bytes: int = Field(
+        default=16_000_000,
+        ge=1,
+        description="Estimated bytes of OTLP spans held while traces are assembled (or put back "
+        "after a full queue); past it a request is refused with 503 + Retry-After.",
     )
     max_pending_traces: int = Field(
         default=10_000, ge=1, description="OTLP traces being assembled at once."

@@ -343,7 +343,7 @@ def _ingest_valid(runtime: Runtime, traces: list[RagTrace], source: str) -> dict
     # Check, observe and offer under one lock: only workers take from the queue, so the offer
     # cannot fail after the check, and a trace marked as received is always queued.
     with _INGEST_LOCK:
-        if runtime.queue.free() < len(traces):
+        if not runtime.queue.fits(traces):  # room in traces and in characters
             raise QueueFullError
         sampled, known = runtime.processor.observe_new(traces, source=source)
         if not runtime.queue.offer(sampled):

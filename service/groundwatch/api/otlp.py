@@ -134,8 +134,14 @@ class OtlpReceiver:
         self, body: bytes, content_type: str, traceparent: str | None = None
     ) -> ReceiveOutcome:
         """Decode one request and ingest what it completes. Raises OtlpDecodeError (400) or
-        OtlpBackpressureError (503). With a ``PipelineTracer`` in ``runtime.extras
+        OtlpBackpressureError (503; also, before decoding, while the spans held for assembly
+        are over ``otel.max_pending_bytes``). With a ``PipelineTracer`` in ``runtime.extras
         ["pipeline_tracer"]``, decoding is traced as a child of the request's ``traceparent``."""
+        held = self.assembler.pending_bytes()
+        if held > self.settings.otel.max_pending_bytes:
+            raise OtlpBackpressureError(
+                f"{held} bytes of spans held for assembly (GROUNDWATCH_OTEL__MAX_PENDING_BYTES)"
+            )
         tracer = self.runtime.extras.get("pipeline_tracer")
         if tracer is None:
             spans = decode_otlp_request(body, content_type)
@@ -314,8 +320,9 @@ def otlp_router(runtime: Runtime, settings: Settings, ingest_fn: IngestFn) -> AP
                 media_type=_media(kind),
             )
         except OtlpBackpressureError:
+            message = "evaluation queue or span buffer full; retry later"
             return Response(
-                _status_body(kind, _STATUS_UNAVAILABLE, "evaluation queue full; retry later"),
+                _status_body(kind, _STATUS_UNAVAILABLE, message),
                 status_code=503,
                 media_type=_media(kind),
                 headers={"Retry-After": "2"},

@@ -10,6 +10,9 @@ Usage::
 Workers take up to ``batch_size`` traces at a time (model calls batch across traces) and record
 them through the processor. A store outage is retried with backoff; nothing is dropped while
 the process lives. (Durability across restarts is the Kafka consumer's job.)
+
+Bounded twice: at most ``capacity`` traces and ``max_chars`` characters of trace text
+(question, answer, passages), so a queue of large traces cannot hold gigabytes.
 """
 
 from __future__ import annotations
@@ -25,9 +28,14 @@ from groundwatch.evaluation.evaluator import JUDGE_BUGS
 from groundwatch.evaluation.processing import TRACES_PER_CALL, TraceProcessor
 from groundwatch.state.stores import StoreUnavailableError
 
-__all__ = ["EvaluationQueue"]
+__all__ = ["EvaluationQueue", "trace_chars"]
 
 log = logging.getLogger(__name__)
+
+
+def trace_chars(trace: RagTrace) -> int:
+    """The text a queued trace holds: question, answer and passages, in characters."""
+    return len(trace.question) + len(trace.answer or "") + sum(len(c.text) for c in trace.contexts)
 
 
 class EvaluationQueue:
@@ -41,6 +49,7 @@ class EvaluationQueue:
         workers: int = 1,
         batch_size: int = TRACES_PER_CALL,
         max_backoff_s: float = 5.0,
+        max_chars: int = 0,
     ):
         self.processor = processor
         self.capacity = max(1, capacity)
@@ -53,6 +62,8 @@ class EvaluationQueue:
         self._cancel = threading.Event()  # set when a drain runs out of time
         self._lock = threading.Lock()
         self._pending = 0  # offered and not yet finished
+        self.max_chars = max_chars  # 0 = no bound in characters
+        self._chars = 0  # text of the traces offered and not yet finished
         self.healthy = True
         self.broken = False  # set for good by a judge bug
         self.processed = 0
@@ -70,14 +81,27 @@ class EvaluationQueue:
     def free(self) -> int:
         return self.capacity - self._queue.qsize()
 
+    def fits(self, traces: Sequence[RagTrace]) -> bool:
+        """Whether :meth:`offer` would take ``traces`` now (room in traces and in characters)."""
+        with self._lock:
+            return self._fits(len(traces), sum(trace_chars(t) for t in traces))
+
+    def _fits(self, n: int, size: int) -> bool:
+        if self.free() < n:
+            return False
+        # An empty queue takes any one batch, however large: it must make progress.
+        return not (self.max_chars and self._chars and self._chars + size > self.max_chars)
+
     def offer(self, traces: Sequence[RagTrace]) -> bool:
         """Enqueue all traces, or none when there is not room for all of them."""
+        size = sum(trace_chars(t) for t in traces)
         with self._lock:
-            if self.free() < len(traces):
+            if not self._fits(len(traces), size):
                 return False
             for trace in traces:
                 self._queue.put_nowait(trace)
             self._pending += len(traces)
+            self._chars += size
         self.processor.metrics.queue_depth.labels(queue="evaluation").set(self.depth())
         return True
 
@@ -133,6 +157,7 @@ class EvaluationQueue:
             finally:
                 with self._lock:
                     self._pending -= len(batch)
+                    self._chars -= sum(trace_chars(t) for t in batch)
                 self.processor.metrics.queue_depth.labels(queue="evaluation").set(self.depth())
 
     def _process(self, batch: list[RagTrace]) -> None:

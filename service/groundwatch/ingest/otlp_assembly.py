@@ -25,7 +25,9 @@ Spans of one trace may arrive in several export requests. :class:`TraceAssembler
 bounded time and emits the trace as soon as it is *complete* (a retrieval span, an LLM span, and the
 LLM span's ancestry reaches a root or CHAIN/agent span that has arrived) or when its window
 expires. Memory is bounded: at most ``max_pending`` traces and ``max_spans_per_trace`` spans each;
-the oldest trace is evicted (and counted) to make room.
+the oldest trace is evicted (and counted) to make room. :meth:`TraceAssembler.pending_bytes`
+estimates the text held (attribute values, names); the OTLP receiver refuses new requests (503)
+while it is over ``otel.max_pending_bytes``, so spans put back on backpressure cannot pile up.
 
 Usage::
 
@@ -69,6 +71,7 @@ __all__ = [
     "TraceAssembler",
     "assemble",
     "assemble_trace",
+    "span_size",
 ]
 
 # Fallback paths of assembly, the ``kind`` label of groundwatch_otlp_fallbacks_total.
@@ -136,6 +139,29 @@ class AddResult:
 class _Pending:
     deadline: float
     spans: dict[str, SpanRecord] = field(default_factory=dict)
+    size: int = 0  # estimated bytes of its spans (span_size)
+
+
+_SPAN_OVERHEAD = 256  # ids, times, the record itself
+
+
+def _value_size(value: object) -> int:
+    if isinstance(value, str | bytes):
+        return len(value)
+    if isinstance(value, list | tuple):
+        return sum(_value_size(v) for v in value) + 8 * len(value)
+    if isinstance(value, dict):
+        return sum(len(str(k)) + _value_size(v) for k, v in value.items())
+    return 8
+
+
+def span_size(span: SpanRecord) -> int:
+    """Estimated bytes a decoded span holds: its names and attribute values, plus overhead."""
+    size = _SPAN_OVERHEAD + len(span.name) + len(span.scope_name)
+    size += sum(len(k) + _value_size(v) for k, v in span.attributes.items())
+    for event in span.events:
+        size += len(event.name) + sum(len(k) + _value_size(v) for k, v in event.attributes.items())
+    return size
 
 
 def _ancestry_reaches_top(spans: Mapping[str, SpanRecord], start: SpanRecord) -> bool:
@@ -341,6 +367,7 @@ class TraceAssembler:
         self._clock = clock
         self._lock = threading.Lock()
         self._pending: OrderedDict[str, _Pending] = OrderedDict()
+        self._bytes = 0  # sum of _Pending.size
         self._emitted: OrderedDict[str, None] = OrderedDict()
         registry = registry if registry is not None else CollectorRegistry()
         self.spans_received = Counter(
@@ -374,6 +401,28 @@ class TraceAssembler:
         with self._lock:
             return len(self._pending)
 
+    def pending_bytes(self) -> int:
+        """Estimated bytes held by pending spans (see :func:`span_size`)."""
+        with self._lock:
+            return self._bytes
+
+    def _put(self, entry: _Pending, span: SpanRecord, replace: bool) -> None:
+        old = entry.spans.get(span.span_id)
+        if old is not None and not replace:
+            return
+        delta = span_size(span) - (span_size(old) if old is not None else 0)
+        entry.spans[span.span_id] = span
+        entry.size += delta
+        self._bytes += delta
+
+    def _pop(self, trace_id: str | None = None) -> tuple[str, _Pending]:
+        if trace_id is None:
+            trace_id, entry = self._pending.popitem(last=False)
+        else:
+            entry = self._pending.pop(trace_id)
+        self._bytes -= entry.size
+        return trace_id, entry
+
     def add(self, spans: Iterable[SpanRecord]) -> AddResult:
         """Buffer spans; return the traces these spans completed and the spans rejected."""
         result = AddResult()
@@ -394,7 +443,7 @@ class TraceAssembler:
                     self.spans_dropped.labels(reason="span_limit").inc()
                     result.reject("span_limit")
                     continue
-                entry.spans[span.span_id] = span  # a re-sent span replaces itself
+                self._put(entry, span, replace=True)  # a re-sent span replaces itself
                 touched.append(span.trace_id)
             for trace_id in dict.fromkeys(touched):
                 pending = self._pending.get(trace_id)
@@ -438,16 +487,16 @@ class TraceAssembler:
                     entry = _Pending(deadline=now + self.window_s)
                     self._pending[trace_id] = entry
                 for span in item.spans:
-                    entry.spans.setdefault(span.span_id, span)
+                    self._put(entry, span, replace=False)
             self.pending_gauge.set(len(self._pending))
 
     def _make_room(self) -> None:
         while len(self._pending) >= self.max_pending:
-            self._pending.popitem(last=False)
+            self._pop()
             self.dropped.labels(reason="evicted").inc()
 
     def _finish(self, trace_id: str, trigger: Trigger, out: list[AssembledTrace]) -> None:
-        entry = self._pending.pop(trace_id)
+        _, entry = self._pop(trace_id)
         self._emitted[trace_id] = None
         while len(self._emitted) > self.max_pending:
             self._emitted.popitem(last=False)
