@@ -1,4 +1,9 @@
-"""Regenerate the configuration table in README.md from the Settings model."""
+"""Regenerate the configuration table in docs/configuration.md from the Settings model.
+
+Usage::
+
+    .venv/bin/python scripts/update_readme.py
+"""
 
 from __future__ import annotations
 
@@ -21,7 +26,7 @@ def render(readme: str) -> str:
 
 
 def main() -> None:
-    path = Path(__file__).resolve().parents[1] / "README.md"
+    path = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
     path.write_text(render(path.read_text(encoding="utf-8")), encoding="utf-8")
 
 

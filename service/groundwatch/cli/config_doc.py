@@ -1,6 +1,6 @@
 """The configuration table: every ``GROUNDWATCH_`` variable, its default and meaning, derived from
-the Settings model so the README cannot drift (a test compares them); and the effective values
-of a running configuration with where each came from.
+the Settings model so docs/configuration.md cannot drift (a test compares them); and the
+effective values of a running configuration with where each came from.
 
 Usage::
 
