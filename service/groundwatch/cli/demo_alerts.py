@@ -16,6 +16,7 @@ window is the last half of the replay), which is said next to the verdicts.
 
 from __future__ import annotations
 
+import math
 import re
 import subprocess
 import tempfile
@@ -113,11 +114,7 @@ def table_rows(
             _rate(reference, "contradicted_per_trace", m),
             _rate(current, "contradicted_per_trace", m),
         ),
-        Row(
-            "answers with a contradiction",
-            _rate(reference, "contradicted_trace_share", m),
-            _rate(current, "contradicted_trace_share", m),
-        ),
+        _share_row(reference, current, m),
         Row("refusal rate", _rate(reference, "refusal", m), _rate(current, "refusal", m)),
     ]
     drift = report.drift.get(ALL)
@@ -132,7 +129,7 @@ def table_rows(
             verdict = (
                 "DRIFT"
                 if test.decision
-                else "untested (too few samples)"
+                else _untested(test.required, test.n_current, test.n_reference, m)
                 if test.q_value is None
                 else "no drift"
             )
@@ -147,12 +144,35 @@ def table_rows(
             verdict = (
                 "RISE"
                 if rt.decision
-                else "untested (too few samples)"
+                else _untested(rt.required, rt.n_current, rt.n_reference, m)
                 if rt.q_value is None
                 else "no significant rise"
             )
             rows.append(Row(f"drift {rate}", None, None, f"{verdict}: {rt.ratio:.1f}x, q {q}"))
     return rows
+
+
+def _share_row(reference: WindowSummary | None, current: WindowSummary | None, m: int) -> Row:
+    """Answers with a contradiction; when every such answer has exactly one contradicted claim
+    it equals the row above, and says so instead of repeating its figures."""
+    before = _rate(reference, "contradicted_trace_share", m)
+    after = _rate(current, "contradicted_trace_share", m)
+    per_answer = (
+        _rate(reference, "contradicted_per_trace", m),
+        _rate(current, "contradicted_per_trace", m),
+    )
+    if (before, after) == per_answer and after is not None:
+        return Row("answers with a contradiction", None, None, "the same (one claim each)")
+    return Row("answers with a contradiction", before, after)
+
+
+def _untested(required: float, n_current: float, n_reference: float, min_samples: int) -> str:
+    """Why a drift test was not made, with the samples it needs."""
+    if n_reference < min_samples:
+        return f"untested (reference has {n_reference:.0f} samples, needs {min_samples})"
+    if math.isinf(required):
+        return f"untested (the reference's {n_reference:.0f} samples are too few to ever test)"
+    return f"untested (needs {math.ceil(required)} samples, has {n_current:.0f})"
 
 
 def _count(summary: WindowSummary | None) -> float | None:

@@ -32,6 +32,8 @@ figure{margin:0 0 1.5rem}figcaption{color:#57606a}svg text{font:12px system-ui,s
 """
 
 _W, _LABEL, _ROW = 640, 170, 22
+_LEGEND = 20  # the bar chart's key, above its bars
+_BASE_COLOUR, _CAND_COLOUR = "#8c959f", "#0969da"
 
 
 def _colour(row: MetricRow) -> str:
@@ -87,18 +89,25 @@ def diagnosis_svg(comparison: Comparison) -> str:
     cand = comparison.diagnosis_counts.get("cand", {})
     names = [d for d in DIAGNOSES if base.get(d) or cand.get(d)]
     top = max([base.get(d, 0) for d in names] + [cand.get(d, 0) for d in names] + [1])
-    height = 34 * len(names) + 30
+    height = 34 * len(names) + 30 + _LEGEND
     plot = _W - _LABEL - 60
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{_W}" height="{height}" '
         f'viewBox="0 0 {_W} {height}" class="diagnosis">',
         "<title>Diagnosis counts: baseline (grey) and candidate (blue)</title>",
+        # the key, drawn: the colours alone (and a title only a pointer or a reader finds) do
+        # not say which bar is which run
+        '<g class="legend">'
+        f'<rect x="{_LABEL}" y="4" width="11" height="11" fill="{_BASE_COLOUR}"/>'
+        f'<text x="{_LABEL + 16}" y="14">baseline</text>'
+        f'<rect x="{_LABEL + 90}" y="4" width="11" height="11" fill="{_CAND_COLOUR}"/>'
+        f'<text x="{_LABEL + 106}" y="14">candidate</text></g>',
     ]
     for i, name in enumerate(names):
-        y = 8 + i * 34
+        y = 8 + _LEGEND + i * 34
         parts.append(f'<text x="4" y="{y + 14}">{escape(name)}</text>')
         for j, (label, counts, colour) in enumerate(
-            (("base", base, "#8c959f"), ("cand", cand, "#0969da"))
+            (("base", base, _BASE_COLOUR), ("cand", cand, _CAND_COLOUR))
         ):
             n = counts.get(name, 0)
             w = plot * n / top

@@ -217,10 +217,24 @@ def run_suite(
             )
         done += len(chunk)
         if progress is not None:
-            print(f"\rsuite run: {done}/{len(present)} cases", end="", file=progress, flush=True)
-    if progress is not None and present:
+            _progress(progress, f"suite run: {done}/{len(present)} cases")
+    if progress is not None and present and _is_tty(progress):
         print(file=progress)
     return [out[c.id] for c in cases]
+
+
+def _is_tty(stream: TextIO) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty is not None and isatty())
+
+
+def _progress(stream: TextIO, line: str) -> None:
+    """One progress line: rewritten in place on a terminal, one line each elsewhere (a log or a
+    CI console shows no carriage return, so the lines ran together)."""
+    if _is_tty(stream):
+        print(f"\r{line}", end="", file=stream, flush=True)
+    else:
+        print(line, file=stream, flush=True)
 
 
 def _record(
