@@ -327,3 +327,34 @@ def test_after_the_replay_the_demo_keeps_its_last_windows_and_says_they_are_froz
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)
+
+
+# --- the conflict is data all the way: store round trip, redaction -------------------------
+
+
+def test_the_conflict_survives_the_store_and_is_redacted_like_the_reason() -> None:
+    from groundwatch.contract.record import ClaimResult, EvaluationRecord, Evidence
+    from groundwatch.evaluation.processing import findings_from_record
+    from groundwatch.evaluation.redaction import PiiRedactor
+    from groundwatch.state.findings import finding_from_dict, finding_to_dict
+
+    conflict = Conflict(kind="entity", claim="jane.doe@example.com", evidence="Support")
+    claim = ClaimResult(
+        text="Write to jane.doe@example.com for help.",
+        verdict="contradicted",
+        score=0.9,
+        evidence=Evidence(context_index=0, context_id="p1", text="Support answers by phone."),
+        reason="entity mismatch: jane.doe@example.com vs Support",
+        conflict=conflict,
+    )
+    rec = record("conf-1").model_copy(update={"claims": [claim], "contradicted_claims": 1})
+    assert isinstance(rec, EvaluationRecord)
+    [plain] = findings_from_record(rec, {}, 1.0, None)
+    assert plain.conflict == conflict
+    stored = finding_from_dict(json.loads(json.dumps(finding_to_dict(plain))))
+    assert stored.conflict == conflict  # what the Redis store keeps and reads back
+    assert finding_from_dict({**finding_to_dict(plain), "conflict": None}).conflict is None
+    [masked] = findings_from_record(rec, {}, 1.0, PiiRedactor(mode="mask"))
+    assert masked.conflict is not None
+    assert masked.conflict.claim == "[EMAIL]"
+    assert masked.conflict.evidence == "Support"
