@@ -118,6 +118,13 @@ class ApiSettings(BaseModel):
         description="Most open connections; past it the connection idle longest (no request "
         "in progress) is closed to make room, so idle clients cannot lock the probes out.",
     )
+    evaluate_max_share: float = Field(
+        default=0.5,
+        gt=0.0,
+        le=1.0,
+        description="Share of the judge's slots (judge.workers + 2) that synchronous POST "
+        "/v1/evaluate calls may hold at once (at least one); 429 + Retry-After beyond.",
+    )
     max_inflight_bytes: int = Field(
         default=16_000_000,
         ge=1,
@@ -393,6 +400,12 @@ class JudgeSettings(BaseModel):
     relevance_threshold: float | None = Field(
         default=None,
         description="Passage relevance threshold; unset = the judge's calibrated value.",
+    )
+    calibration_path: str | None = Field(
+        default=None,
+        description="Verdict model calibration file for the verifier judge (written by "
+        "`groundwatch judge adapt`); unset = the shipped calibration. Its version is part of "
+        "metric_version.",
     )
     workers: int = Field(default=1, ge=1, description="Evaluator worker threads.")
     timeout_s: float = Field(

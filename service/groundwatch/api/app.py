@@ -171,6 +171,13 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     def metrics() -> Response:
         return Response(generate_latest(rt().registry), media_type=CONTENT_TYPE_LATEST)
 
+    from groundwatch.evaluation.deadline import GuardedJudge
+
+    guarded = runtime_.processor.evaluator.judge
+    judge_slots = guarded.slots if isinstance(guarded, GuardedJudge) else settings.judge.workers
+    evaluate_limit = max(1, int(settings.api.evaluate_max_share * judge_slots))
+    evaluating = [0]  # synchronous evaluations in progress (one event loop: no lock)
+
     @app.post(
         "/v1/evaluate",
         tags=["evaluation"],
@@ -186,6 +193,21 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         ] = False,
     ) -> Response:
         """Score one trace synchronously and return its evaluation record."""
+        # At most api.evaluate_max_share of the judge's slots (issue 36): synchronous callers
+        # cannot starve the pipeline. Checked before the body is read: a 429 costs no parse.
+        if evaluating[0] >= evaluate_limit:
+            message = (
+                f"{evaluating[0]} synchronous evaluations in progress, the most this endpoint "
+                "may hold (GROUNDWATCH_API__EVALUATE_MAX_SHARE); retry later"
+            )
+            return error_response(429, "evaluate_busy", message, headers={"Retry-After": "1"})
+        evaluating[0] += 1
+        try:
+            return await _evaluate(request, record)
+        finally:
+            evaluating[0] -= 1
+
+    async def _evaluate(request: Request, record: bool) -> Response:
         raw = await request.body()
         try:  # parsed in a worker thread: a large body never stalls the event loop
             trace = await run_in_threadpool(decode_trace, raw, settings.limits)

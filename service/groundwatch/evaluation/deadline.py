@@ -11,11 +11,15 @@ Usage::
 
 The judge runs in its own thread; the caller waits at most ``timeout_s`` (or until the cancel
 event is set) and gets :class:`~groundwatch.judges.base.JudgeError` ``("timeout")`` for each
-trace of a call that did not finish. Python cannot stop a thread, so an abandoned call runs to
-its end in the background; the size budget bounds how long that can be, and at most
-``max_abandoned`` abandoned calls may run at once (a further call waits for a slot within its
-own deadline, else it times out too), so CPU and threads stay bounded. The pipeline worker that
-called is free again at the deadline.
+trace of a call that did not finish. Python cannot stop a thread from outside, so the call is
+told to stop (``judges.cancellation``: the embedder and verifier check before each model call)
+and gives its slot back within one model call; a judge that never checks runs to its end in
+the background, bounded by the size budget, and at most ``max_abandoned`` abandoned calls may
+run at once (a further call waits for a slot within its own deadline, else it times out too),
+so CPU and threads stay bounded. The pipeline worker that called is free again at the deadline.
+
+``slots`` is the number of judge calls that may run at once; :meth:`GuardedJudge.cancel_on`
+events come from the caller (HTTP client gone, shutdown).
 
 The size budget applies before judging: a trace whose question, answer and passages together
 exceed ``max_chars`` has its passages cut (``truncate``: passages kept in order until the budget,
@@ -35,6 +39,7 @@ from prometheus_client import CollectorRegistry, Counter
 
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import Judge, JudgeError, TraceJudgement
+from groundwatch.judges.cancellation import cancellable
 from groundwatch.observability.log_guard import trace_texts
 
 __all__ = ["GuardedJudge", "OverBudget", "apply_budget"]
@@ -70,6 +75,7 @@ class _Call:
 
     def __init__(self) -> None:
         self.done = threading.Event()
+        self.abandoned = threading.Event()  # set when the caller gives up: the call stops
         self.result: _Result | None = None
         self.error: BaseException | None = None
 
@@ -91,7 +97,8 @@ class GuardedJudge:
         self.timeout_s = float(timeout_s)
         self.max_chars = int(max_chars)
         self.over_budget: OverBudget = over_budget
-        self._slots = threading.BoundedSemaphore(max(1, max_abandoned) + 1)
+        self.slots = max(1, max_abandoned) + 1
+        self._slots = threading.BoundedSemaphore(self.slots)
         self._local = threading.local()
         self.timeouts = 0
         self._budget = Counter(
@@ -174,7 +181,7 @@ class GuardedJudge:
         def run() -> None:
             try:
                 # Registered here too: an abandoned call outlives the caller's registration.
-                with trace_texts(traces):
+                with trace_texts(traces), cancellable(call.abandoned):
                     call.result = self.inner.judge_batch(traces)
             except BaseException as exc:  # handed to the waiting caller
                 call.error = exc
@@ -184,6 +191,7 @@ class GuardedJudge:
 
         threading.Thread(target=run, name="gw-judge", daemon=True).start()
         if not self._wait(call.done, deadline, cancel):
+            call.abandoned.set()  # the judge stops at its next check and frees the slot
             return self._gave_up(traces, cancel)
         if call.error is not None:
             raise call.error

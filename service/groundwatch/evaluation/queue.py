@@ -13,16 +13,26 @@ the process lives. (Durability across restarts is the Kafka consumer's job.)
 
 Bounded twice: at most ``capacity`` traces and ``max_chars`` characters of trace text
 (question, answer, passages), so a queue of large traces cannot hold gigabytes.
+
+A trace whose judging timed out (the judge was busy, e.g. with abandoned calls) is put back and
+judged again, alone and once the queue has nothing newer to do, up to ``timeout_retries`` times
+(``groundwatch_judge_retries_total``), before it is
+recorded ``unscored`` (reason ``timeout``): its id was marked received on ingest, so a re-send
+would be refused as a duplicate and the score lost.
 """
 
 from __future__ import annotations
 
+import collections
 import logging
 import queue
 import threading
 import time
 from collections.abc import Sequence
 
+from prometheus_client import Counter
+
+from groundwatch.contract.record import EvaluationRecord
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import JUDGE_BUGS
 from groundwatch.evaluation.processing import TRACES_PER_CALL, TraceProcessor
@@ -50,6 +60,7 @@ class EvaluationQueue:
         batch_size: int = TRACES_PER_CALL,
         max_backoff_s: float = 5.0,
         max_chars: int = 0,
+        timeout_retries: int = 2,
     ):
         self.processor = processor
         self.capacity = max(1, capacity)
@@ -64,6 +75,14 @@ class EvaluationQueue:
         self._pending = 0  # offered and not yet finished
         self.max_chars = max_chars  # 0 = no bound in characters
         self._chars = 0  # text of the traces offered and not yet finished
+        self.timeout_retries = max(0, timeout_retries)
+        self._attempts: dict[str, int] = {}  # trace_id -> judge timeouts so far
+        self._again: collections.deque[RagTrace] = collections.deque()  # to judge again
+        self._retries = Counter(
+            "groundwatch_judge_retries",
+            "Pipeline traces judged again after a judge timeout (HTTP/OTLP queue).",
+            registry=processor.metrics.registry,
+        )
         self.healthy = True
         self.broken = False  # set for good by a judge bug
         self.processed = 0
@@ -76,7 +95,7 @@ class EvaluationQueue:
             self._threads.append(thread)
 
     def depth(self) -> int:
-        return self._queue.qsize()
+        return self._queue.qsize() + len(self._again)
 
     def free(self) -> int:
         return self.capacity - self._queue.qsize()
@@ -134,11 +153,45 @@ class EvaluationQueue:
         self._threads.clear()
         self._cancel.clear()
 
+    def _retry_timeouts(
+        self, batch: list[RagTrace], records: list[EvaluationRecord]
+    ) -> tuple[list[RagTrace], list[EvaluationRecord]]:
+        """Put timed-out traces back (not at shutdown, not past their retries); return the
+        rest, to be recorded."""
+        if self._cancel.is_set() or self._stop.is_set():
+            return batch, records
+        keep: list[tuple[RagTrace, EvaluationRecord]] = []
+        again: list[RagTrace] = []
+        for trace, record in zip(batch, records, strict=True):
+            timed_out = record.status == "unscored" and record.unscored_reason == "timeout"
+            tries = self._attempts.get(trace.trace_id, 0)
+            if timed_out and tries < self.timeout_retries:
+                again.append(trace)
+                continue
+            self._attempts.pop(trace.trace_id, None)
+            keep.append((trace, record))
+        if again:
+            with self._lock:
+                self._again.extend(again)
+                self._pending += len(again)
+                self._chars += sum(trace_chars(t) for t in again)
+            for trace in again:
+                self._attempts[trace.trace_id] = self._attempts.get(trace.trace_id, 0) + 1
+            self._retries.inc(len(again))
+            log.info("judge timed out on %d traces; judging them again", len(again))
+        return [t for t, _ in keep], [r for _, r in keep]
+
     def _take_batch(self) -> list[RagTrace]:
         try:
-            first = self._queue.get(timeout=0.1)
+            first = self._queue.get_nowait()
         except queue.Empty:
-            return []
+            with self._lock:
+                if self._again:  # nothing newer waits: judge one timed-out trace again, alone
+                    return [self._again.popleft()]
+            try:
+                first = self._queue.get(timeout=0.1)
+            except queue.Empty:
+                return []
         batch = [first]
         while len(batch) < self._batch_size:
             try:
@@ -169,6 +222,9 @@ class EvaluationQueue:
             log.exception("judge bug on a batch of %d traces; dropped", len(batch))
             self.broken = True
             self.healthy = False
+            return
+        batch, records = self._retry_timeouts(batch, records)
+        if not batch:
             return
         backoff = 0.1
         while True:

@@ -35,6 +35,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from groundwatch.judges.cancellation import raise_if_cancelled
 from groundwatch.settings import EmbeddingSettings
 
 __all__ = [
@@ -253,6 +254,7 @@ class _BaseEmbedder:
         out = np.empty((len(texts), DIM), dtype=np.float32)
         real = padded = 0
         for batch in self.batches(texts):
+            raise_if_cancelled()  # an abandoned judge call stops here (judges.cancellation)
             hidden = self.forward(batch)
             # Masked mean over tokens as one batched matmul: (n,1,w) @ (n,w,d) -> (n,1,d).
             weights = batch.mask.astype(np.float32)[:, None, :]

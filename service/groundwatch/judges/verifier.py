@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from groundwatch.judges.cancellation import raise_if_cancelled
 from groundwatch.judges.embedding import (
     TOKENIZER_SHA256,
     ModelIntegrityError,
@@ -141,6 +142,7 @@ class ClaimVerifier:
         gets the same score in any trace batch; it costs about nothing for windows (~110
         tokens) and about 7 % for short pairs (docs/verifier.md, Session 9).
         """
+        raise_if_cancelled()  # an abandoned judge call stops here (judges.cancellation)
         # encoded here, in the caller's thread: the tokenizer's truncation is switched per pair
         encoded = [self._encode(premise, claim) for premise, claim in pairs]
         if self._pool is None or len(encoded) < 2:
