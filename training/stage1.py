@@ -111,7 +111,9 @@ def plan_batches(train: list[Pair], batch: int, epochs: int, seed: int) -> list[
         chunk = batch * 50
         epoch: list[list[int]] = []
         for i in range(0, len(order), chunk):
-            part = sorted(order[i : i + chunk], key=lambda j: len(train[j].premise) + len(train[j].claim))
+            part = sorted(
+                order[i : i + chunk], key=lambda j: len(train[j].premise) + len(train[j].claim)
+            )
             epoch += [part[k : k + batch] for k in range(0, len(part), batch)]
         rng.shuffle(epoch)
         out += epoch
@@ -164,7 +166,7 @@ def save_atomic(obj: Any, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def main() -> None:  # noqa: PLR0915 - one training loop, read top to bottom
+def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", default="../shared/data/verifier")
     ap.add_argument("--out", default="build/stage1")
@@ -257,7 +259,7 @@ def main() -> None:  # noqa: PLR0915 - one training loop, read top to bottom
         running += float(loss.detach())
         seen += 1
         done = step + 1
-        last = done == steps or done == args.stop_step
+        last = done in (steps, args.stop_step)
         if done % 50 == 0:
             minutes = (time.monotonic() - began) / 60
             rate = (done - start) * args.batch / max(1e-9, minutes * 60)
