@@ -13,6 +13,7 @@ Usage::
     groundwatch produce-sample --n 100     # push sample traces into the Kafka topic
     groundwatch suite run|compare|calibrate|check-evidence   # offline evaluation suite
     groundwatch findings export            # contradicted claims as draft eval cases
+    groundwatch judge adapt labelled.jsonl -o cal.json   # refit on labelled findings (triage.md)
 """
 
 from __future__ import annotations
@@ -173,6 +174,9 @@ def _parser() -> argparse.ArgumentParser:
     from groundwatch.cli.suite import add_parsers as add_suite_parsers
 
     add_suite_parsers(sub)
+    from groundwatch.cli.judge import add_parser as add_judge_parser
+
+    add_judge_parser(sub)
     return parser
 
 
@@ -266,6 +270,10 @@ def _run(args: argparse.Namespace) -> int:
         from groundwatch.cli.suite import run_findings
 
         return run_findings(settings, args)
+    if command == "judge":
+        from groundwatch.cli.judge import run_judge
+
+        return run_judge(settings, args)
     return 2  # pragma: no cover - argparse enforces the choices
 
 

@@ -11,6 +11,7 @@ opens a socket. Optional knobs not (yet) in :class:`JudgeSettings` are read with
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from groundwatch.judges.base import Judge
@@ -36,11 +37,15 @@ def build_judge(settings: Settings, embedder: Embedder | None = None) -> Judge:
             relevance_threshold=js.relevance_threshold,
         )
     if js.backend == "verifier":
+        from groundwatch.judges.verdict import VerdictModel
         from groundwatch.judges.verified import VerifiedJudge
 
+        # An adapted calibration (groundwatch judge adapt) only when a setting names it.
+        path = _opt(js, "calibration_path", None)
         return VerifiedJudge(
             embedder or build_embedder(settings.embedding),
             relevance_threshold=js.relevance_threshold,
+            verdicts=VerdictModel.load(Path(str(path))) if path else None,
         )
     if js.backend == "nli":
         from groundwatch.judges.nli import NliJudge

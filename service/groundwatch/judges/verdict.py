@@ -39,7 +39,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["FEATURES", "ClaimFeatures", "Decision", "VerdictModel"]
+__all__ = ["FEATURES", "ClaimFeatures", "ContradictedFilter", "Decision", "VerdictModel"]
 
 Verdict = Literal["supported", "contradicted", "not_found"]
 _VERDICTS: tuple[Verdict, Verdict, Verdict] = ("supported", "contradicted", "not_found")
@@ -146,9 +146,35 @@ class Decision:
     probabilities: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
+@dataclass(frozen=True)
+class ContradictedFilter:
+    """A deployment's second look at the model's contradictions (``groundwatch judge adapt``):
+    a logistic score over the same features, fitted on the deployment's labelled findings; a
+    contradiction it scores below ``threshold`` is not one (the claim is then decided as if the
+    model had not called it contradicted). It can only drop contradictions, never add one: the
+    labels it learns from are all of claims the model called contradicted."""
+
+    weights: npt.NDArray[np.float64]
+    bias: float
+    threshold: float
+    labels: int = 0
+
+    def score(self, x: npt.NDArray[np.float64]) -> float:
+        return float(1.0 / (1.0 + math.exp(-(float(self.weights @ x) + self.bias))))
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "weights": [round(float(w), 6) for w in self.weights],
+            "bias": round(self.bias, 6),
+            "threshold": round(self.threshold, 6),
+            "labels": self.labels,
+        }
+
+
 class VerdictModel:
     """Softmax over ``W @ features + b``, then: contradicted when P(contradicted) >= its
-    threshold (chosen for precision), else supported when P(supported) >= its threshold, else
+    threshold (chosen for precision) and the deployment's :class:`ContradictedFilter` (when
+    the calibration has one) keeps it, else supported when P(supported) >= its threshold, else
     not found.
 
     ``sentence_cascade`` (optional, fitted with the rest): a claim that one of its best-aligned
@@ -167,6 +193,7 @@ class VerdictModel:
         version: str = "v0",
         features: Sequence[str] = FEATURES,
         sentence_cascade: float | None = None,
+        contradicted_filter: ContradictedFilter | None = None,
     ):
         unknown = [f for f in features if f not in FEATURES]
         if unknown:
@@ -180,6 +207,11 @@ class VerdictModel:
         self.supported_threshold = supported_threshold
         self.version = version
         self.sentence_cascade = sentence_cascade
+        if contradicted_filter is not None and contradicted_filter.weights.shape != (
+            len(features),
+        ):
+            raise ValueError("verdict model: the contradicted filter must weigh every feature")
+        self.contradicted_filter = contradicted_filter
 
     @classmethod
     def load(cls, path: Path) -> VerdictModel:
@@ -197,9 +229,22 @@ class VerdictModel:
                     if data.get("sentence_cascade") is not None
                     else None
                 ),
+                contradicted_filter=_filter(data.get("contradicted_filter")),
             )
-        except ValueError as exc:
+        except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{path}: {exc}") from exc
+
+    def without_filter(self) -> VerdictModel:
+        """The same model without its deployment's contradicted filter."""
+        return VerdictModel(
+            self.weights,
+            self.bias,
+            self.contradicted_threshold,
+            self.supported_threshold,
+            version=self.version,
+            features=self.features,
+            sentence_cascade=self.sentence_cascade,
+        )
 
     @classmethod
     def shipped(cls) -> VerdictModel:
@@ -213,10 +258,28 @@ class VerdictModel:
         return out
 
     def decide(self, features: ClaimFeatures) -> Decision:
-        p = self.probabilities(features)
+        x = features.vector(self.features)
+        z = self.weights @ x + self.bias
+        e = np.exp(z - z.max())
+        p = e / e.sum()
         probs = (float(p[0]), float(p[1]), float(p[2]))
         if probs[1] >= self.contradicted_threshold:
-            return Decision("contradicted", probs[1], "model", probs)
+            gate = self.contradicted_filter
+            if gate is None or gate.score(x) >= gate.threshold:
+                return Decision("contradicted", probs[1], "model", probs)
         if probs[0] >= self.supported_threshold:
             return Decision("supported", probs[0], "model", probs)
         return Decision("not_found", max(probs[2], 1.0 - probs[0]), "model", probs)
+
+
+def _filter(data: object) -> ContradictedFilter | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise ValueError("contradicted_filter must be an object")
+    return ContradictedFilter(
+        np.array(data["weights"], dtype=np.float64),
+        float(data["bias"]),
+        float(data["threshold"]),
+        int(data.get("labels", 0)),
+    )
