@@ -515,9 +515,7 @@ DEFAULT_CASE_TEXT_CHARS = 4_000
 
 
 class FindingsSettings(BaseModel):
-    max_items: int = Field(
-        default=10_000, ge=1, description="Findings kept (oldest dropped first)."
-    )
+    max_items: int = Field(default=10_000, description="Findings kept (oldest dropped first).")
     case_text_chars: int = Field(
         default=DEFAULT_CASE_TEXT_CHARS,
         ge=0,

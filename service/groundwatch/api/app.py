@@ -130,6 +130,12 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     # Added last = runs first: requests in progress, then body bytes held (issue 36).
     app.add_middleware(BodyBudget, max_bytes=settings.api.max_inflight_bytes)
     app.add_middleware(InflightLimit, max_inflight=settings.api.max_inflight)
+    try:  # outermost: every error of the OTLP route, wherever raised, is a google.rpc.Status
+        from groundwatch.api.otlp import OtlpStatusBodies
+    except ImportError:
+        pass
+    else:
+        app.add_middleware(OtlpStatusBodies)
     if settings.api.docs:
         from groundwatch.api.docs import docs_router
 

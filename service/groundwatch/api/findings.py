@@ -303,12 +303,27 @@ def _page_filters(request: Request, settings: Settings) -> PageFilters:
         given = request.query_params.get(key)
         if given:
             slices[key] = SliceMapper.clean(given)
-    since = request.query_params.get("since_min", "")
     return PageFilters(
         slices=slices,
-        since_min=int(since) if since.isdigit() else None,
+        since_min=_page_since_min(request.query_params.get("since_min", "")),
         error="; ".join(errors) or None,
     )
+
+
+_PAGE_MAX_SINCE_MIN = 525_600  # a year, as GET /v1/findings/cases
+
+
+def _page_since_min(value: str) -> int | None:
+    """The page's ``since_min``: empty or 0 (the form's "any time") = none, else ASCII digits
+    up to a year; 422 otherwise (``"²".isdigit()`` is true but ``int("²")`` fails; a 5,000-digit
+    value is no minute count)."""
+    if value.isascii() and value.isdigit() and len(value) <= 6:
+        minutes = int(value)
+        if minutes <= _PAGE_MAX_SINCE_MIN:
+            return minutes or None
+    elif not value:
+        return None
+    raise HTTPException(422, f"since_min must be whole minutes from 0 to {_PAGE_MAX_SINCE_MIN}")
 
 
 def findings_router(

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, FastAPI, Request, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from groundwatch.contract.trace import RagTrace, TraceDecodeError, validate_trace
 from groundwatch.ingest.otlp_assembly import AssembledTrace, TraceAssembler
@@ -35,7 +36,7 @@ from groundwatch.settings import Settings
 if TYPE_CHECKING:
     from groundwatch.runtime import Runtime
 
-__all__ = ["OtlpBackpressureError", "OtlpReceiver", "otlp_router"]
+__all__ = ["OtlpBackpressureError", "OtlpReceiver", "OtlpStatusBodies", "otlp_router"]
 
 log = logging.getLogger(__name__)
 
@@ -213,6 +214,13 @@ def _decompress(body: bytes, encoding: str, limit: int) -> bytes:
         raise OtlpDecodeError("bad_protobuf", f"bad {encoding} body: {exc}") from None
     if len(out) > limit:
         raise _TooLargeError
+    # A stream that ends early, or bytes after its end (a second gzip member included), is not
+    # one well-formed body: refused rather than half read.
+    if not inflater.eof:
+        raise OtlpDecodeError("bad_protobuf", f"truncated {encoding} body")
+    if inflater.unused_data:
+        extra = len(inflater.unused_data)
+        raise OtlpDecodeError("bad_protobuf", f"{extra} bytes after the end of the {encoding} body")
     return out
 
 
@@ -235,6 +243,84 @@ def _varint(n: int) -> bytes:
         out.append(byte | (0x80 if n else 0))
         if not n:
             return bytes(out)
+
+
+# HTTP status -> google.rpc.Code for errors raised outside the route (auth, limits, stores).
+_GRPC_CODES = {
+    400: 3,  # INVALID_ARGUMENT
+    401: 16,  # UNAUTHENTICATED
+    403: 7,  # PERMISSION_DENIED
+    404: 5,  # NOT_FOUND
+    405: 12,  # UNIMPLEMENTED
+    408: 4,  # DEADLINE_EXCEEDED
+    413: 3,  # INVALID_ARGUMENT, as the route's own 413
+    415: 3,
+    422: 3,
+    429: 8,  # RESOURCE_EXHAUSTED
+    503: 14,  # UNAVAILABLE
+}
+_OTLP_PATH = "/v1/traces"
+
+
+class OtlpStatusBodies:
+    """ASGI middleware: on ``POST /v1/traces``, an error answered outside the route (401 from
+    the token check, 413/503 from the body and request limits, 429, a store outage) carries a
+    ``google.rpc.Status`` in the request's encoding, as the OTLP specification requires, not the
+    API's ErrorBody. Headers such as ``Retry-After`` are kept. Other routes are untouched."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("path") != _OTLP_PATH:
+            await self.app(scope, receive, send)
+            return
+        content_type = ""
+        for name, value in scope.get("headers", []):
+            if name == b"content-type":
+                content_type = value.decode("latin-1")
+        try:
+            kind = media_kind(content_type)
+        except OtlpDecodeError:
+            kind = "json"
+        start: Message | None = None
+        chunks: list[bytes] = []
+
+        async def rewrite(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start" and message["status"] >= 400:
+                start = message  # held until the body tells whether it is an ErrorBody
+                return
+            if start is None or message["type"] != "http.response.body":
+                await send(message)
+                return
+            chunks.append(message.get("body", b""))
+            if message.get("more_body", False):
+                return
+            await _send_status(send, start, b"".join(chunks), kind)
+
+        await self.app(scope, receive, rewrite)
+
+
+async def _send_status(send: Send, start: Message, body: bytes, kind: str) -> None:
+    status = int(start["status"])
+    headers = [(k, v) for k, v in start.get("headers", []) if k.lower() not in _REPLACED]
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict) and "error" in parsed and "code" not in parsed:
+        message = str(parsed.get("message") or parsed["error"])[:500]
+        body = _status_body(kind, _GRPC_CODES.get(status, 13), message)  # 13: INTERNAL
+        headers.append((b"content-type", _media(kind).encode()))
+    else:  # already a google.rpc.Status (the route's own errors): as it was
+        headers += [(k, v) for k, v in start.get("headers", []) if k.lower() == b"content-type"]
+    headers.append((b"content-length", str(len(body)).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+_REPLACED = frozenset({b"content-type", b"content-length"})
 
 
 def _media(kind: str) -> str:

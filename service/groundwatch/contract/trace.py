@@ -17,6 +17,7 @@ removed), so no judge ever parses ``$1\u200b25`` as ``$1``.
 from __future__ import annotations
 
 import json
+import unicodedata
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -161,6 +162,10 @@ class RagTrace(BaseModel):
         controls = control_characters(value)
         if controls:
             raise ValueError(f"must not contain control characters ({', '.join(controls[:3])})")
+        # U+2028/U+2029 (Zl, Zp) end a line in JavaScript and many log viewers: a forged line.
+        breaks = [f"U+{ord(ch):04X}" for ch in value if unicodedata.category(ch) in ("Zl", "Zp")]
+        if breaks:
+            raise ValueError(f"must not contain line or paragraph separators ({breaks[0]})")
         return value
 
     @field_validator("question")

@@ -16,6 +16,7 @@ retries and must not acknowledge its input.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
@@ -45,6 +46,7 @@ from groundwatch.state.stores import (
 __all__ = [
     "TRACES_PER_CALL",
     "TraceProcessor",
+    "finding_scope",
     "finding_trace",
     "findings_from_record",
     "trace_ts",
@@ -113,12 +115,24 @@ def finding_trace(trace: RagTrace, redactor: Redactor | None, budget: int) -> Fi
     )
 
 
+def finding_scope(trace: RagTrace) -> str:
+    """The scope of a trace's findings: a short hash of its ``tenant`` attribute ("" without
+    one), so a trace_id re-used by another tenant keeps its own findings (issue 36). Hashed: a
+    finding's key is shown as its id, and a tenant value may be personal data."""
+    tenant = trace.attributes.get("tenant")
+    if not tenant:
+        return ""
+    return hashlib.sha256(tenant.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
 def findings_from_record(
     record: EvaluationRecord,
     slices: dict[str, str],
     ts: float,
     redactor: Redactor | None,
     trace: FindingTrace | None = None,
+    *,
+    scope: str = "",
 ) -> list[Finding]:
     if redactor is not None and record.contradicted_claims:
         # One pass over claim, evidence and reason: a judge's reason may quote the text.
@@ -143,6 +157,7 @@ def findings_from_record(
                 slices=dict(slices),
                 trace=trace,
                 conflict=claim.conflict,
+                scope=scope,
             )
         )
     return out
@@ -252,7 +267,8 @@ class TraceProcessor:
         for trace, record, (_, slices, ts) in zip(traces, stored, items, strict=True):
             if record.contradicted_claims:
                 text = finding_trace(trace, self.redactor, self.case_text_chars)
-                found.extend(findings_from_record(record, slices, ts, None, text))
+                scope = finding_scope(trace)
+                found.extend(findings_from_record(record, slices, ts, None, text, scope=scope))
         if found:
             self._guard("findings", lambda: self.findings.add(found))
         for sink in self.sinks:

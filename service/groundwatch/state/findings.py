@@ -87,6 +87,7 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
         "trace": None if f.trace is None else _trace_to_dict(f.trace),
         "conflict": None if f.conflict is None else f.conflict.model_dump(),
         "label": None if f.label is None else label_to_dict(f.label),
+        "scope": f.scope,
     }
 
 
@@ -173,6 +174,7 @@ def finding_from_dict(d: Mapping[str, Any]) -> Finding:
         trace=_trace_from_dict(d.get("trace")),
         conflict=_conflict_from_dict(d.get("conflict")),
         label=label_from_dict(d.get("label")),
+        scope=str(d.get("scope") or ""),
     )
 
 

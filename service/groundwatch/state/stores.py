@@ -117,10 +117,14 @@ class Finding:
     #: The disagreeing words the judge named (the page marks ``conflict.evidence``).
     conflict: Conflict | None = None
     label: FindingLabel | None = None
+    #: Who the trace_id belongs to (a hash of its ``tenant`` attribute; "" without one): two
+    #: tenants may send the same trace_id, and neither's finding may replace the other's.
+    scope: str = ""
 
     @property
     def key(self) -> str:
-        return f"{self.trace_id}#{self.claim_index}"
+        base = f"{self.trace_id}#{self.claim_index}"
+        return f"{base}@{self.scope}" if self.scope else base
 
 
 @dataclass(frozen=True)
