@@ -14,6 +14,7 @@ Usage::
     groundwatch suite run|compare|calibrate|check-evidence   # offline evaluation suite
     groundwatch findings export            # contradicted claims as draft eval cases
     groundwatch judge adapt labelled.jsonl -o cal.json   # refit on labelled findings (triage.md)
+    groundwatch capacity --traces-per-second 1000 --sample-rate 0.1   # sizing (docs/capacity.md)
 """
 
 from __future__ import annotations
@@ -174,6 +175,9 @@ def _parser() -> argparse.ArgumentParser:
     from groundwatch.cli.suite import add_parsers as add_suite_parsers
 
     add_suite_parsers(sub)
+    from groundwatch.cli.capacity import add_parser as add_capacity_parser
+
+    add_capacity_parser(sub)
     from groundwatch.cli.judge import add_parser as add_judge_parser
 
     add_judge_parser(sub)
@@ -266,6 +270,10 @@ def _run(args: argparse.Namespace) -> int:
         from groundwatch.cli.suite import run_suite_command
 
         return run_suite_command(settings, args)
+    if command == "capacity":
+        from groundwatch.cli.capacity import run_capacity
+
+        return run_capacity(settings, args)
     if command == "findings":
         from groundwatch.cli.suite import run_findings
 
