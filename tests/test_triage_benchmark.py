@@ -1,0 +1,77 @@
+"""benchmarks/triage_adapt.py (issue 35, step 4): the simulation labels the first k findings
+the page shows (newest first), adapts, and measures only the rest of the unit."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import random
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from groundwatch.judges.verdict import ClaimFeatures, VerdictModel
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _benchmark() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "triage_adapt", ROOT / "benchmarks" / "triage_adapt.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _row(order: int, gold: str, coverage: float) -> dict[str, Any]:
+    f = ClaimFeatures(
+        p_supported=0.0,
+        p_contradicted=1.0,
+        p_not_found=0.0,
+        coverage=coverage,
+        cosine=0.5,
+        value_conflict=True,
+        value_agreed=False,
+        restated_supported=0.9,
+        restated_gain=0.9,
+        sentence_contradicted=0.9,
+        claim=f"c{order}",
+    )
+    return {
+        "unit": "written",
+        "item": f"w-{order}",
+        "order": order,
+        "domain": "banking and card fees",
+        "gold": gold,
+        "features": dataclasses.asdict(f),
+    }
+
+
+def test_the_simulation_labels_the_newest_findings_and_measures_the_rest() -> None:
+    bench = _benchmark()
+    rng = random.Random(0)
+    rows = []
+    for i in range(80):
+        right = rng.random() < 0.5
+        rows.append(
+            _row(
+                i,
+                "contradicted" if right else "supported",
+                rng.uniform(0.2, 0.5) if right else rng.uniform(0.7, 1.0),
+            )
+        )
+    base = VerdictModel.shipped()
+    flagged = [bench._features(r["features"]) for r in rows]
+    from groundwatch.judges.adapt import predicts_contradicted
+
+    assert all(predicts_contradicted(base, flagged))  # every row is a finding of the shipped judge
+    results = {e["unit"]: e for e in bench.simulate(rows)}
+    finance = results["written:finance"]
+    assert finance["findings"] == 80
+    assert set(finance["k"]) == {"10", "20", "25", "50"}  # 100 needs 105 findings
+    k50 = finance["k"]["50"]
+    assert k50["before"]["predicted"] == 30  # the 30 oldest: the page showed the 50 newest
+    assert k50["after"]["precision"] > k50["before"]["precision"]
