@@ -34,6 +34,7 @@ Phases (``--only``):
 - ``cluster``: the flood against a 3-master Redis Cluster: commands per master (how the ``all``
   slice of the hot bucket hashes spreads over the ``cluster_shards`` hash tags) and the round
   trips a batch costs there.
+- ``cluster-scaleout``: the scale-out run (1 then 2 replicas, reconciled) against that Cluster.
 
 The machine is shared (2 cores, other jobs): quote CPU seconds per trace and ratios from one run;
 wall-clock rates swing between runs. The figures are printed and written as JSON (``--json``).
@@ -737,6 +738,8 @@ def phase_scaleout(ctx: Ctx, n_rep: int, label: str, redis_url: str, nodes: Redi
         wall_s=round(wall, 1),
         redis_cpu_share=round(rd["cpu"] / wall, 4),
         redis_round_trips_per_s=round(rd["reads"] / wall, 1),
+        redis_cpu_us_per_evaluated=round(rd["cpu"] / valid * 1e6, 1),
+        redis_round_trips_per_evaluated=round(rd["reads"] / valid, 3),
         lag_max=max(lags),
         lag_end=lags[-1],
         rss_mb=rss,
@@ -838,7 +841,17 @@ def phase_flood(ctx: Ctx, label: str, redis_url: str, nodes: RedisNodes, n_rep: 
 # --------------------------------------------------------------------------- main
 
 
-PHASES = ("seen", "embedded", "verifier", "evalstore", "prom", "scaleout", "flood", "cluster")
+PHASES = (
+    "seen",
+    "embedded",
+    "verifier",
+    "evalstore",
+    "prom",
+    "scaleout",
+    "flood",
+    "cluster",
+    "cluster-scaleout",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -887,12 +900,17 @@ def main(argv: list[str] | None = None) -> int:
             if "flood" in only:
                 phase_flood(ctx, "", rs.url, nodes, 1)
                 phase_flood(ctx, "", rs.url, nodes, len(_cores()))
-            if "cluster" in only:
+            if only & {"cluster", "cluster-scaleout"}:
                 with RedisClusterServers.start() as cluster:
                     cnodes = RedisNodes([n.port for n in cluster.nodes])
                     cnodes.measure_idle(3.0)
                     try:
-                        phase_flood(ctx, ".cluster", cluster.url, cnodes, len(_cores()))
+                        if "cluster" in only:
+                            phase_flood(ctx, ".cluster", cluster.url, cnodes, len(_cores()))
+                        if "cluster-scaleout" in only:
+                            one = phase_scaleout(ctx, 1, "c", cluster.url, cnodes)
+                            two = phase_scaleout(ctx, 2, "c", cluster.url, cnodes)
+                            emit("scaleout.cluster", ratio_2_over_1=round(two / one, 3))
                     finally:
                         cnodes.close()
         finally:
