@@ -135,6 +135,12 @@ MARK_CASES = [
         "Economy passengers may check one bag of up to 32 kg.",
         ["23 kg"],
     ),
+    (
+        "Which carrier delivers parcels to Norway?",
+        "Parcels to Norway are delivered by PostNord.",
+        "Parcels to Norway are delivered by DHL.",
+        ["PostNord"],
+    ),
 ]
 
 
