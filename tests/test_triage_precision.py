@@ -157,6 +157,19 @@ def _wait_value(prom: str, expr: str, want: float, timeout: float = 30.0) -> Non
     raise AssertionError(f"{expr}: wanted {want}, Prometheus has {got}")
 
 
+def _wait_ready(prom: str, timeout: float = 30.0) -> None:
+    """Prometheus answers 503 on its API until the TSDB is open: wait for /-/ready."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(f"{prom}/-/ready", timeout=2):  # loopback only
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 @pytest.fixture
 def app_and_prometheus(tmp_path: Path) -> Iterator[tuple[str, str]]:
     binary = shutil.which("prometheus")
@@ -189,6 +202,7 @@ def app_and_prometheus(tmp_path: Path) -> Iterator[tuple[str, str]]:
         )
         try:
             wait_port(port, timeout=20)
+            _wait_ready(f"http://127.0.0.1:{port}")
             yield url, f"http://127.0.0.1:{port}"
         finally:
             _stop(proc)
