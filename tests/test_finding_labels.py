@@ -56,12 +56,15 @@ def _settings(**extra: Any) -> Settings:
     return Settings.model_validate(base)
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "cluster"])
 def store(request: pytest.FixtureRequest, unique_name: str) -> Iterator[FindingStore]:
     if request.param == "memory":
         yield MemoryFindingStore(_settings())
         return
-    server: RedisServer = request.getfixturevalue("redis_server")
+    # Redis Cluster: the label script touches the data and labels hashes, one hash tag.
+    server = request.getfixturevalue(
+        "redis_server" if request.param == "redis" else "redis_cluster"
+    )
     settings = _settings(
         redis={"url": server.url, "key_prefix": unique_name}, findings={"max_items": 5}
     )

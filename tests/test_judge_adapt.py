@@ -198,3 +198,56 @@ def test_split_labels_is_seeded_and_holds_out_the_share() -> None:
     assert len(held) == 6
     assert len(fit) == 14
     assert split_labels(rows, 0.3, seed=3) == (fit, held)
+
+
+RIGHT_IDS = ("wa-13-6", "wa-16-5", "wa-18-6", "wa-21-6", "wa-33-6", "wa-40-5", "wb-01-5", "wb-03-5")
+WRONG_IDS = ("wa-01-3", "wa-06-4", "wa-09-1", "wa-14-2", "wa-17-1", "wa-17-4", "wa-30-1", "wa-30-7")
+
+
+@pytest.mark.slow
+def test_judge_adapt_runs_the_real_verifier_on_an_exported_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Findings the shipped verifier judge makes on written pairs (8 right, 8 wrong), exported
+    as GET /v1/findings/cases writes them: the command re-reads each claim with the real judge,
+    matches every label and writes a calibration the factory loads."""
+    from groundwatch.cli.entry import main
+
+    wanted = {**dict.fromkeys(RIGHT_IDS, "right"), **dict.fromkeys(WRONG_IDS, "wrong")}
+    root = Path(__file__).resolve().parents[1] / "training" / "written"
+    cases = []
+    for path in (root / "wa.jsonl", root / "wb.jsonl"):
+        for line in path.read_text().splitlines():
+            row = json.loads(line)
+            if row["id"] not in wanted:
+                continue
+            cases.append(
+                EvalCase(
+                    id=f"finding-{row['id']}",
+                    question="(question not recorded)",
+                    evidence=[EvidenceQuote(doc_id=row["doc"], quote=row["premise"])],
+                    needs_review=True,
+                    origin=CaseOrigin(
+                        trace_id=row["id"],
+                        answer=row["hypothesis"],
+                        contradicted=[
+                            ContradictedClaim(
+                                claim=row["hypothesis"],
+                                claim_index=0,
+                                label=ClaimLabel(label=wanted[row["id"]]),  # type: ignore[arg-type]
+                            )
+                        ],
+                    ),
+                )
+            )
+    assert len(cases) == 16
+    export = tmp_path / "labelled.jsonl"
+    export.write_text("".join(c.model_dump_json() + "\n" for c in cases))
+    out = tmp_path / "cal.json"
+    code = main(["judge", "adapt", str(export), "-o", str(out), "--holdout", "0.25", "--json"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["labels"] == 16  # every finding matched to the judge's own claim
+    assert report["held_out"]["before"]["labels"] == 4
+    assert report["version"].startswith("c7-adapt-")
+    assert VerdictModel.load(out).version == report["version"]
