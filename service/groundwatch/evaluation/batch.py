@@ -3,6 +3,9 @@
 Writes one evaluation record per valid input line, in input order. Invalid lines are reported
 with their line numbers on stderr and written to an errors file; they never abort the run.
 Exit codes: 0 done (even with invalid lines), 2 unusable arguments or unreadable/unwritable files.
+
+Memory is bounded in bytes: a line longer than ``limits.max_bytes`` is reported as ``oversize``
+and skipped in 1 MiB reads, never held whole (a file without newlines cannot exhaust memory).
 """
 
 from __future__ import annotations
@@ -71,16 +74,38 @@ class BatchSummary:
         return "\n".join(f"  {k.ljust(width)}  {v}" for k, v in rows)
 
 
-def _lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
-    for number, raw in enumerate(stream, start=1):
+_SKIP_CHUNK = 1 << 20
+
+
+def _lines(stream: IO[bytes], max_bytes: int) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, line without its end) for each line; None for a line over ``max_bytes``,
+    which is skipped without being kept."""
+    number = 0
+    while True:
+        raw = stream.readline(max_bytes + 3)  # the line, its "\r\n", and one byte to tell
+        if not raw:
+            return
+        number += 1
+        if len(raw) > max_bytes + 2 or (len(raw) == max_bytes + 3 and not raw.endswith(b"\n")):
+            while not raw.endswith(b"\n"):
+                raw = stream.readline(_SKIP_CHUNK)
+                if not raw:
+                    break
+            yield number, None
+            continue
         yield number, raw.rstrip(b"\r\n")
 
 
 def _count_lines(path: str) -> int | None:
     if path == "-":
         return None
+    count = 0
+    last = b"\n"
     with open(path, "rb") as fh:
-        return sum(1 for _ in fh)
+        while chunk := fh.read(_SKIP_CHUNK):
+            count += chunk.count(b"\n")
+            last = chunk[-1:]
+    return count + (last != b"\n")
 
 
 def run_batch(
@@ -139,12 +164,16 @@ def run_batch(
             bar.update(len(pending))
             pending.clear()
 
-        for number, raw in _lines(source):
+        for number, raw in _lines(source, settings.limits.max_bytes):
             summary.lines += 1
-            if not raw.strip():
+            if raw is not None and not raw.strip():
                 bar.update(1)
                 continue
             try:
+                if raw is None:
+                    limit = settings.limits.max_bytes
+                    message = f"(line): longer than {limit} bytes (GROUNDWATCH_LIMITS__MAX_BYTES)"
+                    raise TraceDecodeError("oversize", message)
                 trace = decode_trace(raw, settings.limits)
             except TraceDecodeError as exc:
                 summary.invalid += 1
