@@ -50,13 +50,13 @@ class Coefficient:
 # that the doc's unit-cost table is this one.
 COEFFICIENTS: dict[str, Coefficient] = {
     "seen_cpu_s": Coefficient(
-        199e-6, "replica CPU s per seen trace (sampled out)", "[seen] cpu_us_per_seen"
+        198e-6, "replica CPU s per seen trace (sampled out)", "[seen] cpu_us_per_seen"
     ),
     "eval_cpu_s.embedded": Coefficient(
-        0.105, "replica CPU s per evaluated trace", "[embedded] cpu_ms_per_evaluated"
+        0.107, "replica CPU s per evaluated trace", "[embedded] cpu_ms_per_evaluated"
     ),
     "eval_cpu_s.verifier": Coefficient(
-        0.212, "replica CPU s per evaluated trace", "[verifier] cpu_ms_per_evaluated"
+        0.213, "replica CPU s per evaluated trace", "[verifier] cpu_ms_per_evaluated"
     ),
     "scaleout_efficiency": Coefficient(
         0.92,
@@ -64,7 +64,7 @@ COEFFICIENTS: dict[str, Coefficient] = {
         "[scaleout.2] / [scaleout.1] evaluated_per_cpu_s",
     ),
     "redis_cpu_s.seen": Coefficient(
-        13.9e-6, "Redis CPU s per seen trace", "[seen.redis] redis_cpu_us_per_trace"
+        13.7e-6, "Redis CPU s per seen trace", "[seen.redis] redis_cpu_us_per_trace"
     ),
     "redis_cpu_s.evaluated": Coefficient(
         256e-6,
@@ -72,9 +72,9 @@ COEFFICIENTS: dict[str, Coefficient] = {
         "[embedded.redis] / [verifier.redis] redis_cpu_us_per_trace - seen",
     ),
     "redis_cluster_overhead": Coefficient(
-        1.83,
+        1.84,
         "Redis CPU per trace, Cluster (8 hash tags) / standalone",
-        "[flood.2.cluster] / [flood.2] redis_cpu_us_per_trace, runs 1 and 3",
+        "[flood.2.cluster] / [flood.2] redis_cpu_us_per_trace, runs 1, 3, 5",
     ),
     "redis_round_trips.seen": Coefficient(
         0.008, "round trips per seen trace", "[seen.redis] round_trips_per_trace"
@@ -102,9 +102,9 @@ COEFFICIENTS: dict[str, Coefficient] = {
     "slice_bucket_bytes": Coefficient(
         1318.0, "bytes per slice value x bucket", "[*.memory] bytes_per_slice_bucket"
     ),
-    "finding_bytes": Coefficient(5240.0, "bytes per finding", "[*.memory] bytes_per_finding"),
+    "finding_bytes": Coefficient(5296.0, "bytes per finding", "[*.memory] bytes_per_finding"),
     "series_base": Coefficient(
-        94.0, "series per replica without slices", "[prom] series_per_replica_no_slices"
+        95.0, "series per replica without slices", "[prom] series_per_replica_no_slices"
     ),
     "series_per_slice_value": Coefficient(
         75.0, "series per slice value, per replica", "[prom] series_per_slice_value"
@@ -113,10 +113,10 @@ COEFFICIENTS: dict[str, Coefficient] = {
         8359.0, "/metrics bytes per slice value", "[prom] bytes_per_slice_value"
     ),
     "scrape_s_per_1000_slices": Coefficient(
-        1.45, "scrape s at 1,000 slice values (report in the scrape)", "[prom.1000] scrape_ms"
+        1.72, "scrape s at 1,000 slice values (report in the scrape)", "[prom.1000] scrape_ms"
     ),
     "rss_mb.embedded": Coefficient(430.0, "MB RSS per replica", "[embedded] rss_mb_after"),
-    "rss_mb.verifier": Coefficient(455.0, "MB RSS per replica", "[verifier] rss_mb_after"),
+    "rss_mb.verifier": Coefficient(445.0, "MB RSS per replica", "[verifier] rss_mb_after"),
     "results_bytes": Coefficient(
         1735.0, "results-topic bytes per evaluated trace", "[*.kafka] results_bytes_per_record"
     ),
