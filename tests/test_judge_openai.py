@@ -310,6 +310,25 @@ def test_malformed_answer_reply(judge: OpenAIJudge, server: FakeChatServer, cont
     assert judge.usage.malformed == 1
 
 
+def test_a_reply_cut_at_max_tokens_says_so(judge: OpenAIJudge, server: FakeChatServer) -> None:
+    cut = {
+        "choices": [
+            {
+                "message": {"role": "assistant", "content": '{"refusal": tr'},
+                "finish_reason": "length",
+            }
+        ],
+        "usage": {"prompt_tokens": 80, "completion_tokens": 5},
+    }
+    server.script = [Reply(raw=json.dumps(cut).encode())]
+    [result] = judge.judge_batch([trace()])
+    assert isinstance(result, JudgeError)
+    assert result.reason == "judge_malformed_output"
+    assert "not JSON" in result.detail
+    assert "reply cut at max_output_tokens=1024" in result.detail
+    assert judge.usage.output_tokens == 5  # an unusable reply's tokens are still billed
+
+
 @pytest.mark.parametrize(
     "evidence",
     [

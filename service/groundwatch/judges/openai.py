@@ -420,23 +420,33 @@ class OpenAIJudge:
         if self._json_mode:
             body["response_format"] = {"type": "json_object"}
         payload = http.post_json("/chat/completions", body, deadline=deadline)
-        content = self._content(payload, tokens)
+        content, finish_reason = self._content(payload, tokens)
+        # A reply cut at max_tokens is the usual cause of broken JSON: say so in the reason.
+        cut = (
+            f"; reply cut at max_output_tokens={self._max_output_tokens}"
+            if finish_reason == "length"
+            else ""
+        )
         match = _FENCE.match(content)
         text = match.group(1) if match else content
         try:
             return schema.model_validate(json.loads(text))
         except json.JSONDecodeError as exc:
             raise JudgeError(
-                "judge_malformed_output", f"{schema.__name__}: not JSON ({exc.msg})"
+                "judge_malformed_output", f"{schema.__name__}: not JSON ({exc.msg}){cut}"
             ) from None
         except ValidationError as exc:
             first = exc.errors(include_url=False, include_input=False)[:3]
             detail = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in first
             )
-            raise JudgeError("judge_malformed_output", f"{schema.__name__}: {detail}") from None
+            raise JudgeError(
+                "judge_malformed_output", f"{schema.__name__}: {detail}{cut}"
+            ) from None
 
-    def _content(self, payload: Any, tokens: dict[str, int]) -> str:
+    def _content(self, payload: Any, tokens: dict[str, int]) -> tuple[str, str | None]:
+        """The reply's text and ``finish_reason``; its ``usage`` is accounted first, so the
+        tokens of an unusable reply are counted too."""
         if not isinstance(payload, dict):
             raise JudgeError("judge_malformed_output", "chat completion: not an object")
         usage = payload.get("usage")
@@ -449,14 +459,16 @@ class OpenAIJudge:
                 self._input_tokens += prompt_tokens
                 self._output_tokens += completion_tokens
         try:
-            content = payload["choices"][0]["message"]["content"]
+            choice = payload["choices"][0]
+            content = choice["message"]["content"]
         except (KeyError, IndexError, TypeError):
             raise JudgeError(
                 "judge_malformed_output", "chat completion: no choices[0].message.content"
             ) from None
         if not isinstance(content, str):
             raise JudgeError("judge_malformed_output", "chat completion: content is not text")
-        return content
+        finish_reason = choice.get("finish_reason")
+        return content, finish_reason if isinstance(finish_reason, str) else None
 
 
 def _int(value: Any) -> int:
