@@ -25,9 +25,10 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from groundwatch.judges.agreement import compare_slots
 from groundwatch.judges.claim_target import ClaimTarget
 from groundwatch.judges.claims import content_words, split_sentences
-from groundwatch.judges.slots import compare_slots, parse_slots
+from groundwatch.judges.slots import parse_slots
 
 DEFAULT_FILES = (
     "tests/paraphrase_cases.jsonl",

@@ -10,14 +10,11 @@ import pytest
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.base import Judge, JudgeError, TraceJudgement
-from groundwatch.judges.embedded import (
-    DEFAULT_RELEVANCE_THRESHOLD,
-    EmbeddedJudge,
-    _negated_prefix,
-    _spells,
-    graded_support,
-)
+from groundwatch.judges.claim_rules import graded_support
+from groundwatch.judges.claim_target import spells
+from groundwatch.judges.embedded import DEFAULT_RELEVANCE_THRESHOLD, EmbeddedJudge
 from groundwatch.judges.embedding import CachedEmbedder, Vectors, build_embedder
+from groundwatch.judges.word_conflicts import negated_prefix
 from groundwatch.settings import EmbeddingSettings
 from tests.builders import build_rag_trace
 
@@ -280,11 +277,11 @@ def test_graded_support_decision_rule() -> None:
 
 
 def test_acronym_and_negative_prefix_helpers() -> None:
-    assert _spells("VAT", "Value Added Tax - rate schedule. Books are taxed at 6%.")
-    assert not _spells("VAT", "The value of added tax is 6%.")
-    assert _negated_prefix("The fee is refundable.", "Fees are non-refundable.") is not None
-    assert _negated_prefix("The fee is non-refundable.", "Fees are non-refundable.") is None
-    assert _negated_prefix("The fee is refundable.", "Fees are refundable.") is None
+    assert spells("VAT", "Value Added Tax - rate schedule. Books are taxed at 6%.")
+    assert not spells("VAT", "The value of added tax is 6%.")
+    assert negated_prefix("The fee is refundable.", "Fees are non-refundable.") is not None
+    assert negated_prefix("The fee is non-refundable.", "Fees are non-refundable.") is None
+    assert negated_prefix("The fee is refundable.", "Fees are refundable.") is None
 
 
 def test_soft_word_missing_is_still_supported(judge: EmbeddedJudge) -> None:
@@ -327,12 +324,13 @@ def test_value_in_wrong_scope_is_not_supported(judge: EmbeddedJudge) -> None:
 
 def test_entity_swap_needs_same_kind_of_name() -> None:
     """r4: a designation with digits ("K4") is no rival for a place name ("Linz")."""
-    from groundwatch.judges.embedded import _ClaimTarget, _entity_swap
+    from groundwatch.judges.claim_target import ClaimTarget
+    from groundwatch.judges.word_conflicts import entity_swap
 
     claim = "The comet was discovered near Linz."
-    target = _ClaimTarget.build(claim)
+    target = ClaimTarget.build(claim)
     evidence = "The comet K4 was discovered in May."
-    assert _entity_swap(target, ["linz"], evidence, "Who discovered the comet?") is None
-    swap = _entity_swap(target, ["linz"], evidence + " It was seen near Graz.", "Who?")
+    assert entity_swap(target, ["linz"], evidence, "Who discovered the comet?") is None
+    swap = entity_swap(target, ["linz"], evidence + " It was seen near Graz.", "Who?")
     assert swap is not None
     assert "Graz" in swap

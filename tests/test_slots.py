@@ -6,17 +6,11 @@ import re
 
 import pytest
 
+from groundwatch.judges.agreement import compare_slots
 from groundwatch.judges.claims import stem
-from groundwatch.judges.slots import (
-    Quantity,
-    _bound_tokens,
-    _kinds_compatible,
-    _related,
-    _same_unit,
-    compare_slots,
-    parse_slots,
-    polarity_negated,
-)
+from groundwatch.judges.polarity import bound_tokens, polarity_negated, related
+from groundwatch.judges.quantities import Quantity, kinds_compatible, same_unit
+from groundwatch.judges.slots import parse_slots
 
 
 def _conflicts(claim: str, evidence: str) -> list[str]:
@@ -276,8 +270,8 @@ def test_a_common_word_starting_the_sentence_is_not_part_of_a_name() -> None:
 
 
 def test_up_to_is_a_bound() -> None:
-    assert "up" in _bound_tokens(["it", "costs", "up", "to", "ten"])
-    assert "up" not in _bound_tokens(["prices", "went", "up", "by", "ten"])
+    assert "up" in bound_tokens(["it", "costs", "up", "to", "ten"])
+    assert "up" not in bound_tokens(["prices", "went", "up", "by", "ten"])
 
 
 def test_several_rivals_pick_the_one_about_the_same_thing() -> None:
@@ -302,18 +296,18 @@ def _q(kind: str) -> Quantity:
 
 
 def test_unit_and_kind_compatibility() -> None:
-    assert _same_unit(_q("length"), _q("n:"))
-    assert _same_unit(_q("n:"), _q("length"))
-    assert not _same_unit(_q("length"), _q("percent"))
-    assert not _kinds_compatible(_q("length"), _q("mass"))
-    assert _kinds_compatible(_q("n:"), _q("length"))
-    assert not _kinds_compatible(_q("n:"), _q("percent"))
+    assert same_unit(_q("length"), _q("n:"))
+    assert same_unit(_q("n:"), _q("length"))
+    assert not same_unit(_q("length"), _q("percent"))
+    assert not kinds_compatible(_q("length"), _q("mass"))
+    assert kinds_compatible(_q("n:"), _q("length"))
+    assert not kinds_compatible(_q("n:"), _q("percent"))
 
 
 def test_related_words_share_a_stem_prefix_either_way() -> None:
-    assert _related("approval", "approve")
-    assert _related("approve", "approval")
-    assert not _related("approve", "apply")
+    assert related("approval", "approve")
+    assert related("approve", "approval")
+    assert not related("approve", "apply")
 
 
 # --- Fractions written as words -------------------------------------------------------------
@@ -593,7 +587,7 @@ def test_the_same_value_for_the_same_thing_agrees(claim: str, evidence: str) -> 
 def test_value_conflicts_are_data_beside_the_messages() -> None:
     """Each number, date and year conflict is also a ValueConflict with both values as written,
     so a caller can restate the claim with the evidence's value."""
-    from groundwatch.judges.slots import ValueConflict
+    from groundwatch.judges.agreement import ValueConflict
 
     check = compare_slots(
         parse_slots("Each bag may weigh up to 32 kg."),

@@ -16,8 +16,9 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from groundwatch.judges.claims import STOPWORDS, content_words, terse_claim_parts
+from groundwatch.judges.claims import terse_claim_parts
 from groundwatch.judges.slots import Slots, parse_slots
+from groundwatch.judges.words import STOPWORDS, content_words
 
 __all__ = ["ClaimTarget", "fuzzy_in", "spells"]
 

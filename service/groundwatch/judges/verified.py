@@ -52,23 +52,19 @@ import numpy as np
 import numpy.typing as npt
 
 from groundwatch.contract.record import Conflict
+from groundwatch.judges.agreement import ValueConflict, compare_slots
 from groundwatch.judges.base import ClaimJudgement
+from groundwatch.judges.claim_rules import clip, judge_loose, missing_reason, prefilter
 from groundwatch.judges.claim_target import ClaimTarget, fuzzy_in, spells
-from groundwatch.judges.claims import as_written
 from groundwatch.judges.embedded import (
     DEFAULT_RELEVANCE_THRESHOLD,
     DEFAULT_SUPPORT_THRESHOLD,
     EmbeddedJudge,
-    _clip,
-    _evidence,
-    _judge_loose,
-    _missing_reason,
-    _prefilter,
-    _Prepared,
 )
 from groundwatch.judges.embedding import Embedder
 from groundwatch.judges.evidence_window import evidence_window
-from groundwatch.judges.slots import ValueConflict, compare_slots, parse_slots
+from groundwatch.judges.preparation import PreparedTrace, cited_claims, evidence_at
+from groundwatch.judges.slots import parse_slots
 from groundwatch.judges.swap import aligned_swap
 from groundwatch.judges.verdict import ClaimFeatures, VerdictModel
 from groundwatch.judges.verifier import (
@@ -78,6 +74,7 @@ from groundwatch.judges.verifier import (
     ClaimVerifier,
     shipped_verifier,
 )
+from groundwatch.judges.words import as_written
 
 __all__ = [
     "DEFAULT_RELEVANCE_THRESHOLD",
@@ -91,8 +88,6 @@ RULES_VERSION = "v2"
 #: disagreeing value in it become the value_conflict feature.
 _CONTRA_COS = 0.55
 _CONTRA_COVERAGE = 0.70
-#: Weight of a verb or common word relative to a name, number or noun of the same rarity.
-_LIGHT_WEIGHT = 0.3
 _CANDIDATES = 5
 #: Evidence windows (best-aligned passages) scored by the verifier per claim.
 _WINDOWS = 3
@@ -155,7 +150,7 @@ class VerifiedJudge(EmbeddedJudge):
     def _claims_and_citations(
         self,
         texts: Sequence[str],
-        prep: _Prepared,
+        prep: PreparedTrace,
         matrix: Vectors,
         rows: dict[str, int],
         sent_vecs: Vectors,
@@ -176,23 +171,14 @@ class VerifiedJudge(EmbeddedJudge):
         return claims, citation_supported
 
     def _align_citations(
-        self, prep: _Prepared, sent_vecs: Vectors, matrix: Vectors, rows: dict[str, int]
+        self, prep: PreparedTrace, sent_vecs: Vectors, matrix: Vectors, rows: dict[str, int]
     ) -> list[list[_Alignment]] | None:
         """Each cited sentence's claims, aligned only to the passages it cites."""
-        citations = prep.trace.citations
-        if not citations:
+        cited = cited_claims(prep)
+        if cited is None:
             return None
-        by_id = {p.id: p.index for p in prep.passages if p.id is not None}
         out: list[list[_Alignment]] = []
-        for citation, claims in zip(citations, prep.citation_claims, strict=True):
-            allowed: set[int] = set()
-            for cid in citation.context_ids:
-                if cid in by_id:
-                    allowed.add(by_id[cid])
-                elif cid.isdigit() and int(cid) < len(prep.passages):
-                    allowed.add(int(cid))
-            if not claims:
-                continue
+        for claims, allowed in cited:
             if not allowed:
                 out.append([])
                 continue
@@ -254,7 +240,7 @@ class VerifiedJudge(EmbeddedJudge):
         self,
         claim: str,
         claim_vec: Vectors,
-        prep: _Prepared,
+        prep: PreparedTrace,
         sent_vecs: Vectors,
         *,
         allowed: set[int] | None = None,
@@ -268,7 +254,7 @@ class VerifiedJudge(EmbeddedJudge):
         target = ClaimTarget.build(claim)
         weights = dict(zip(target.key, self._weights(target.key, prep), strict=True))
         if target.loose:
-            out.loose = _judge_loose(claim, prep, allowed, weights, sum(weights.values()) or 1.0)
+            out.loose = judge_loose(claim, prep, allowed, weights, sum(weights.values()) or 1.0)
             return out
         if _verbatim(claim, prep, allowed):
             out.verbatim = True
@@ -285,7 +271,7 @@ class VerifiedJudge(EmbeddedJudge):
         align_total = sum(align_w.values()) or 1.0
         cos = sent_vecs[cands] @ claim_vec
         if len(cands) > _PREFILTER:
-            cands, cos = _prefilter(cands, cos, align_w, prep)
+            cands, cos = prefilter(cands, cos, align_w, prep)
         scored: list[tuple[float, int, float, float]] = []  # align, sentence, cos, coverage
         for j, i in enumerate(cands):
             sent = prep.sentences[i]
@@ -348,7 +334,7 @@ class VerifiedJudge(EmbeddedJudge):
         return out
 
     def _decide(
-        self, al: _Alignment, probs: npt.NDArray[np.float32], prep: _Prepared
+        self, al: _Alignment, probs: npt.NDArray[np.float32], prep: PreparedTrace
     ) -> ClaimJudgement:
         """The verdict of one claim, from its alignment and its windows' verifier scores."""
         claim = al.claim
@@ -357,7 +343,7 @@ class VerifiedJudge(EmbeddedJudge):
         if al.verbatim and al.conflict is None:
             self.stats["verbatim"] += 1
             return ClaimJudgement(
-                claim, "supported", 1.0, _evidence(prep, al.best_sentence), "verbatim"
+                claim, "supported", 1.0, evidence_at(prep, al.best_sentence), "verbatim"
             )
         if al.absent:
             self.stats["name_absent"] += 1
@@ -376,7 +362,7 @@ class VerifiedJudge(EmbeddedJudge):
             alone = probs[:, SUPPORTED]
             where = al.sentence_ids[int(np.argmax(alone))]
             return ClaimJudgement(
-                claim, "supported", _clip(float(alone.max())), _evidence(prep, where)
+                claim, "supported", clip(float(alone.max())), evidence_at(prep, where)
             )
         self.stats["model"] += 1
         restated_supported = restated_gain = swap_supported = swap_gain = 0.0
@@ -418,7 +404,7 @@ class VerifiedJudge(EmbeddedJudge):
         decision = self._verdicts.decide(features)
         if decision.verdict == "supported":
             return ClaimJudgement(
-                claim, "supported", _clip(decision.score), _evidence(prep, al.windows[sup_w][0])
+                claim, "supported", clip(decision.score), evidence_at(prep, al.windows[sup_w][0])
             )
         if decision.verdict == "contradicted":
             conflict = None
@@ -429,16 +415,16 @@ class VerifiedJudge(EmbeddedJudge):
             return ClaimJudgement(
                 claim,
                 "contradicted",
-                _clip(decision.score),
-                _evidence(prep, where),
+                clip(decision.score),
+                evidence_at(prep, where),
                 reason,
                 conflict,
             )
         best = al.best_sentence
         target = ClaimTarget.build(claim)
-        reason = _missing_reason(claim, target, prep.passages[prep.sentences[best].ctx], prep.df)
-        evidence = _evidence(prep, best) if al.cosine >= 0.3 else None
-        return ClaimJudgement(claim, "not_found", _clip(decision.score), evidence, reason)
+        reason = missing_reason(claim, target, prep.passages[prep.sentences[best].ctx], prep.df)
+        evidence = evidence_at(prep, best) if al.cosine >= 0.3 else None
+        return ClaimJudgement(claim, "not_found", clip(decision.score), evidence, reason)
 
 
 @dataclass
@@ -480,7 +466,7 @@ def _rules_strength(rules: ClaimJudgement | None) -> float:
     return rules.score if rules.verdict == "supported" else 1.0 - rules.score
 
 
-def _names_absent(target: ClaimTarget, prep: _Prepared, allowed: set[int] | None) -> list[str]:
+def _names_absent(target: ClaimTarget, prep: PreparedTrace, allowed: set[int] | None) -> list[str]:
     """The claim's name words (as written) that no allowed passage contains, even spelled out
     as an acronym ("VAT" = "Value Added Tax") or with a one-letter ending change."""
     passages = [p for p in prep.passages if allowed is None or p.index in allowed]
@@ -500,7 +486,7 @@ _VALUE_CONFLICTS = ("number mismatch", "date mismatch", "year mismatch")
 
 
 def _restated(
-    claim: str, conflicts: Sequence[ValueConflict], prep: _Prepared, sentence: int
+    claim: str, conflicts: Sequence[ValueConflict], prep: PreparedTrace, sentence: int
 ) -> tuple[str, str] | None:
     """The conflict sentence's window and the claim with its value replaced by the evidence's
     (the first conflict whose claim value is written out in the claim); None when none is."""
@@ -513,7 +499,7 @@ def _restated(
     return None
 
 
-def _sentence_window(prep: _Prepared, sentence: int, claim: str) -> str:
+def _sentence_window(prep: PreparedTrace, sentence: int, claim: str) -> str:
     """The evidence window around one passage sentence (the same cut as in training)."""
     ctx = prep.sentences[sentence].ctx
     idxs = prep.passages[ctx].sentences
@@ -529,7 +515,7 @@ def _normalised(text: str) -> str:
     return _NORM.sub(" ", text.lower()).strip()
 
 
-def _verbatim(claim: str, prep: _Prepared, allowed: set[int] | None) -> bool:
+def _verbatim(claim: str, prep: PreparedTrace, allowed: set[int] | None) -> bool:
     """The claim (of 4+ words) is a passage's own words: supported without the model."""
     want = _normalised(claim)
     if len(want.split()) < 4:
