@@ -292,6 +292,7 @@ def test_real_replies_become_judgements_or_counted_errors(server: LlamaServer) -
         trace("r-1"),
         trace("r-2", answer="I'm sorry, I can't find that information."),
         answer_only("r-3"),
+        trace("r-4", answer=None),  # no answer: the evidence prompt (passages) only
     ]
     try:
         records = Evaluator(judge).evaluate_batch(traces)
@@ -353,7 +354,14 @@ def test_free_text_without_json_mode_is_never_a_crash(server: LlamaServer) -> No
 
 
 def test_a_tiny_timeout_leaves_the_trace_unscored_timeout(server: LlamaServer) -> None:
-    judge = make_judge(server, timeout_s=0.25, max_retries=1, max_output_tokens=64)
+    for attempt in range(3):  # load() probes GET /v1/models with the same tiny timeout
+        try:
+            judge = make_judge(server, timeout_s=0.25, max_retries=1, max_output_tokens=64)
+            break
+        except JudgeError:
+            if attempt == 2:
+                raise
+            time.sleep(1)
     long_answer = " ".join(["The pro plan costs 10 dollars a month and includes SSO."] * 20)
     traces = [answer_only("t-1", long_answer), answer_only("t-2", long_answer)]
     try:
