@@ -62,11 +62,19 @@ def average_precision(scores: Sequence[float], labels: Sequence[bool]) -> float 
     return total / sum(labels)
 
 
-def report(name: str, scores: Scores, labels: list[list[bool]], threshold: float) -> dict[str, float]:
-    flat = [(s, y) for ss, ys in zip(scores, labels, strict=True) for s, y in zip(ss, ys, strict=True)]
+def report(
+    name: str, scores: Scores, labels: list[list[bool]], threshold: float
+) -> dict[str, float]:
+    flat = [
+        (s, y) for ss, ys in zip(scores, labels, strict=True) for s, y in zip(ss, ys, strict=True)
+    ]
     pos = [s for s, y in flat if y]
     neg = [s for s, y in flat if not y]
-    aps = [a for ss, ys in zip(scores, labels, strict=True) if (a := average_precision(ss, ys)) is not None]
+    aps = [
+        a
+        for ss, ys in zip(scores, labels, strict=True)
+        if (a := average_precision(ss, ys)) is not None
+    ]
     p_at_1 = [
         float(ys[int(np.argmax(ss))]) for ss, ys in zip(scores, labels, strict=True) if any(ys)
     ]
@@ -115,7 +123,9 @@ def judge_scores(cases: Sequence[Case]) -> tuple[str, Scores, float]:
     return judge.version, out, threshold
 
 
-def cross_scores(cases: Sequence[Case], predict: Callable[[list[tuple[str, str]]], np.ndarray]) -> Scores:
+def cross_scores(
+    cases: Sequence[Case], predict: Callable[[list[tuple[str, str]]], np.ndarray]
+) -> Scores:
     out: Scores = []
     for c in cases:
         pairs = [(str(p["text"]), str(c["question"])) for p in c["passages"]]  # type: ignore[attr-defined]
@@ -161,9 +171,16 @@ def main() -> None:
     version, scores, threshold = judge_scores(cases)
     report(f"embedding relevance ({version})", scores, labels, threshold)
     if not args.no_shipped:
-        report("shipped verifier as cross-encoder", cross_scores(cases, onnx_predict()), labels, 0.5)
+        report(
+            "shipped verifier as cross-encoder", cross_scores(cases, onnx_predict()), labels, 0.5
+        )
     if args.checkpoint:
-        report(f"cross-encoder {args.checkpoint}", cross_scores(cases, torch_predict(args.checkpoint)), labels, 0.5)
+        report(
+            f"cross-encoder {args.checkpoint}",
+            cross_scores(cases, torch_predict(args.checkpoint)),
+            labels,
+            0.5,
+        )
 
 
 if __name__ == "__main__":

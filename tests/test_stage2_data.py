@@ -15,14 +15,15 @@ DATA = Path(__file__).resolve().parents[2] / "shared/data/verifier"
 
 
 def _doc(n: int) -> list[Pair]:
+    group = f"written:d{n}" if n % 2 else f"d{n}"  # written passages are held out at 15 %
     premise = (
         f"Document {n} says the gate opens at {n} o'clock every weekday. "
         f"Visitors of document {n} must show a ticket at the door. "
         f"Parking for document {n} costs {n} dollars a day."
     )
     return [
-        Pair(premise, f"The gate of {n} opens at {n}.", frozenset({SUPPORTED}), "written", f"d{n}"),
-        Pair(premise, f"Parking of {n} is free.", UNSUPPORTED, "summedits", f"d{n}"),
+        Pair(premise, f"The gate of {n} opens at {n}.", frozenset({SUPPORTED}), "written", group),
+        Pair(premise, f"Parking of {n} is free.", UNSUPPORTED, "summedits", group),
     ]
 
 
@@ -38,7 +39,7 @@ def test_distractor_windows_keep_label_and_group_and_add_foreign_sentences() -> 
         for sent in orig.premise.split(". "):
             assert sent.rstrip(".") in copy.premise  # every original sentence is still there
             added = added.replace(sent.rstrip("."), "")
-        number = orig.group[1:]
+        number = orig.group.rsplit(":", 1)[-1][1:]
         assert f"document {number} " not in added.lower()  # nothing of its own document
 
 
@@ -47,7 +48,8 @@ def test_distractor_copies_land_on_their_origins_side_of_the_split() -> None:
     out = distractor_pairs(pairs, random.Random(5))
     train, held = split_held_out(pairs + out, 0.06)
     held_groups = {p.group for p in held}
-    assert held_groups and not held_groups & {p.group for p in train}
+    assert any(g.startswith("written:") for g in held_groups)
+    assert not held_groups & {p.group for p in train}  # a written passage's copies stay out
 
 
 @pytest.mark.skipif(not (DATA / "train/natural_nli.jsonl").exists(), reason="shared data absent")

@@ -203,7 +203,10 @@ def split_held_out(pairs: list[Pair], share: float) -> tuple[list[Pair], list[Pa
     """Deterministic split by document group: no document on both sides."""
 
     def held_out(p: Pair) -> bool:
-        return is_held_out(p.group, WRITTEN_HELD_OUT if p.source == "written" else share)
+        # By group, not source: a copy made from a written pair (a distractor window, stage 2)
+        # must fall on its passage's side, at the written share.
+        written = p.group.startswith("written:")
+        return is_held_out(p.group, WRITTEN_HELD_OUT if written else share)
 
     train = [p for p in pairs if not held_out(p)]
     held = [p for p in pairs if held_out(p)]
