@@ -70,9 +70,9 @@ def _v2(args: argparse.Namespace, common: list[str]) -> None:
         "--max-minutes", "600",
     )  # fmt: skip
     install = ["--install"] if args.install else []
-    _run("training.export", *common, "--mix", "stage2", "--checkpoint", f"{out}/stage2/best.pt",
+    _run("training.export", *common, "--mix", "stage2", "--written-sets", "all", "--checkpoint", f"{out}/stage2/best.pt",
          "--out", out, *install)  # fmt: skip
-    _run("training.calibrate", *common, "--mix", "stage2", "--out", out, "--precision", "0.95",
+    _run("training.calibrate", *common, "--mix", "stage2", "--written-sets", "all", "--out", out, "--precision", "0.95",
          "--version", "c8", *install)  # fmt: skip
 
 

@@ -15,8 +15,10 @@ best checkpoint and exports it (``training.export``) to int8 ONNX.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
+import pickle
 import random
 import time
 from collections import Counter
@@ -34,6 +36,7 @@ from training.data import (
     FIRST_WRITTEN,
     LABELS,
     SUPPORTED,
+    WRITTEN_DIR,
     Pair,
     load_sources,
     load_written,
@@ -263,6 +266,36 @@ def held_out_report(pairs: list[Pair], probs: np.ndarray) -> dict[str, float]:
 
 
 def build_data(args: argparse.Namespace) -> tuple[list[Pair], list[Pair]]:
+    """The training and held-out pairs of a recipe; cached in ``build/cache`` by every input
+    (cutting windows for ~50,000 pairs takes minutes, and export and calibrate rebuild them)."""
+    inputs = {
+        k: str(getattr(args, k, ""))
+        for k in ("data", "halueval_wheel", "halueval_limit", "restate_share", "held_out", "mix",
+                  "seed", "written_sets", "written_repeat")
+    }  # fmt: skip
+    inputs["written_files"] = ",".join(
+        f"{p.name}:{p.stat().st_size}" for p in sorted(WRITTEN_DIR.glob("*.jsonl"))
+    )
+    inputs["code"] = ",".join(
+        hashlib.sha256(Path(f).read_bytes()).hexdigest()[:12]
+        for f in sorted(Path(__file__).parent.glob("[dnst]*.py"))  # data, negation, stage2, ...
+    )
+    key = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:16]
+    cache = Path("build/cache") / f"data-{key}.pkl"
+    if cache.exists():
+        with cache.open("rb") as fh:
+            cached: tuple[list[Pair], list[Pair]] = pickle.load(fh)  # noqa: S301 - our own file
+        return cached
+    built = _build_data(args)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cache.with_suffix(".tmp")
+    with tmp.open("wb") as fh:
+        pickle.dump(built, fh)
+    tmp.replace(cache)
+    return built
+
+
+def _build_data(args: argparse.Namespace) -> tuple[list[Pair], list[Pair]]:
     rng = random.Random(args.seed)
     wheel = Path(args.halueval_wheel) if args.halueval_wheel else None
     pairs = load_sources(Path(args.data), wheel, args.halueval_limit, args.seed)
