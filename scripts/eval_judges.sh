@@ -2,6 +2,7 @@
 # Both judges (rules r5 = backend embedded, the installed verifier = backend verifier) on every
 # blind set issue 32 names, plus the dev pair sets (verifier alone and judged).
 # usage: scripts/eval_judges.sh OUTDIR [DATA]   (DATA: the shared data folder, ../shared/data)
+#        BACKENDS="verifier" scripts/eval_judges.sh OUTDIR    (one judge only)
 # Writes one text file per set and judge into OUTDIR and prints the headline lines.
 set -eu
 cd "$(dirname "$0")/.."
@@ -25,7 +26,7 @@ for path in sorted(WRITTEN_DIR.glob("*.jsonl")):
 Path(sys.argv[1]).write_text("".join(json.dumps(r) + "\n" for r in rows))
 print(f"written held-out: {len(rows)} pairs, {len({r['doc'] for r in rows})} passages")
 PYEOF
-for backend in verifier embedded; do
+for backend in ${BACKENDS:-verifier embedded}; do
   for f in tests/heldout2_cases.jsonl tests/heldout3_cases.jsonl tests/heldout4_cases.jsonl \
     tests/paraphrase_cases.jsonl tests/refusal_cases.jsonl tests/heldout_cases.jsonl \
     tests/hard_cases.jsonl "$DATA/halueval_qa_dev.jsonl"; do
