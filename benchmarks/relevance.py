@@ -175,9 +175,15 @@ def main() -> None:
             "shipped verifier as cross-encoder", cross_scores(cases, onnx_predict()), labels, 0.5
         )
     if args.checkpoint:
+        cross = cross_scores(cases, torch_predict(args.checkpoint))
+        mean = [
+            [(a + b) / 2 for a, b in zip(x, y, strict=True)]
+            for x, y in zip(scores, cross, strict=True)
+        ]
+        report("mean of embedding relevance and cross-encoder", mean, labels, threshold)
         report(
             f"cross-encoder {args.checkpoint}",
-            cross_scores(cases, torch_predict(args.checkpoint)),
+            cross,
             labels,
             0.5,
         )
