@@ -117,6 +117,7 @@ def main() -> None:
     ap.add_argument("--install", action="store_true")
     args = ap.parse_args()
     out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     fp32, int8 = out / "verifier-fp32.onnx", out / MODEL_FILE
     export_fp32(Path(args.checkpoint), fp32)
     quantize(fp32, int8)
