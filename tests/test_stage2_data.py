@@ -11,7 +11,18 @@ import pytest
 from training.data import SUPPORTED, UNSUPPORTED, Pair, split_held_out
 from training.stage2 import distractor_pairs
 
-DATA = Path(__file__).resolve().parents[2] / "shared/data/verifier"
+# The shared data beside the checkout, or where this workplace keeps it (a clone elsewhere).
+DATA = next(
+    (
+        p
+        for p in (
+            Path(__file__).resolve().parents[2] / "shared/data/verifier",
+            Path("/work/shared/data/verifier"),
+        )
+        if p.exists()
+    ),
+    Path(__file__).resolve().parents[2] / "shared/data/verifier",
+)
 
 
 def _doc(n: int) -> list[Pair]:
