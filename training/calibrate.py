@@ -36,7 +36,6 @@ import numpy as np
 from groundwatch.judges.verdict import FEATURES, ClaimFeatures, Decision, VerdictModel
 from training.data import (
     CONTRADICTED,
-    FIRST_WRITTEN,
     NOT_FOUND,
     SUPPORTED,
     WRITTEN_DIR,
@@ -46,7 +45,7 @@ from training.data import (
     load_written,
 )
 from training.export import INSTALL_DIR
-from training.train import DEFAULT_MIX, build_data
+from training.train import DEFAULT_MIX, add_written_args, build_data
 
 
 class _Recorder(VerdictModel):
@@ -362,12 +361,7 @@ def main() -> None:
     ap.add_argument("--held-out", type=float, default=0.06)
     ap.add_argument("--mix", default=DEFAULT_MIX)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument(
-        "--written-sets",
-        default=",".join(FIRST_WRITTEN),
-        help="written files the recipe read (training.train's option of the same name)",
-    )
-    ap.add_argument("--written-repeat", type=int, default=1)
+    add_written_args(ap)
     ap.add_argument("--per-source", type=int, default=300)
     ap.add_argument(
         "--cases",

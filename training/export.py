@@ -23,11 +23,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from training.data import FIRST_WRITTEN, LABELS, Pair
+from training.data import LABELS, Pair
 from training.train import (
     DEFAULT_MIX,
     MAX_LEN,
     CrossEncoder,
+    add_written_args,
     build_data,
     held_out_report,
     model_dir,
@@ -107,12 +108,7 @@ def main() -> None:
     ap.add_argument("--held-out", type=float, default=0.06)
     ap.add_argument("--mix", default=DEFAULT_MIX)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument(
-        "--written-sets",
-        default=",".join(FIRST_WRITTEN),
-        help="written files the recipe read (training.train's option of the same name)",
-    )
-    ap.add_argument("--written-repeat", type=int, default=1)
+    add_written_args(ap)
     ap.add_argument("--calib-pairs", type=int, default=3000)
     ap.add_argument("--install", action="store_true")
     args = ap.parse_args()

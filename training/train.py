@@ -265,6 +265,20 @@ def held_out_report(pairs: list[Pair], probs: np.ndarray) -> dict[str, float]:
     return report
 
 
+def add_written_args(ap: argparse.ArgumentParser) -> None:
+    """The written-pair options of a recipe; export and calibrate take them too, so they rebuild
+    (and find in the cache) the same data the recipe trained on."""
+    ap.add_argument(
+        "--written-repeat", type=int, default=1, help="times each written training pair is seen"
+    )
+    ap.add_argument(
+        "--written-sets",
+        default=",".join(FIRST_WRITTEN),
+        help="written files to read (stems, comma-separated, or 'all'); the default is the "
+        "first six, which the recipes of sessions 7-9 read",
+    )
+
+
 def build_data(args: argparse.Namespace) -> tuple[list[Pair], list[Pair]]:
     """The training and held-out pairs of a recipe; cached in ``build/cache`` by every input
     (cutting windows for ~50,000 pairs takes minutes, and export and calibrate rebuild them)."""
@@ -353,15 +367,7 @@ def main() -> None:
     ap.add_argument("--held-out", type=float, default=0.06)
     ap.add_argument("--mix", default=DEFAULT_MIX, help="most training pairs per source")
     ap.add_argument("--pairs", type=int, default=10**9, help="at most this many pairs (one pass)")
-    ap.add_argument(
-        "--written-repeat", type=int, default=1, help="times each written training pair is seen"
-    )
-    ap.add_argument(
-        "--written-sets",
-        default=",".join(FIRST_WRITTEN),
-        help="written files to read (stems, comma-separated, or 'all'); the default is the "
-        "first six, which the recipes of sessions 7-9 read",
-    )
+    add_written_args(ap)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=5e-5)
     ap.add_argument("--warmup", type=float, default=0.06)
