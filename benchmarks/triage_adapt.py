@@ -4,9 +4,11 @@ Usage::
 
     python benchmarks/triage_adapt.py collect        # the verifier judge's features (slow, cached)
     python benchmarks/triage_adapt.py run [--json build/triage_adapt/figures.json]
+    python benchmarks/triage_adapt.py collect --traces-only --cache build/triage_adapt/v2.jsonl
 
 For each labelled set (held-out 1-4 in ``tests/heldout*_cases.jsonl``, one unit each: they
-carry no domain; the written RAG pairs in ``training/written``, one unit per domain group, see
+carry no domain; the blind triage set in ``tests/triage/``, one unit per deployment domain and
+``triage:all`` pooled; the written RAG pairs in ``training/written``, one unit per domain group, see
 :data:`WRITTEN_GROUPS`) the verifier judge (shipped calibration) decides every claim. Its
 *findings* are the claims it calls contradicted, in the order the findings page shows them:
 newest first, the set's order being the order traffic arrived. An engineer labels the first
@@ -45,6 +47,8 @@ from groundwatch.judges.adapt import (  # noqa: E402
 from groundwatch.judges.verdict import ClaimFeatures, VerdictModel  # noqa: E402
 
 CACHE = ROOT / "build" / "triage_adapt" / "features.jsonl"
+#: The blind triage set: one file per deployment domain (tests/triage/README.md).
+TRIAGE = ROOT / "tests" / "triage"
 HELDOUT = ("heldout_cases", "heldout2_cases", "heldout3_cases", "heldout4_cases")
 KS = (10, 20, 25, 50, 100)
 MIN_REST_FINDINGS = 5
@@ -145,38 +149,42 @@ def _record(features: ClaimFeatures | None) -> dict[str, Any] | None:
     return None if features is None else dataclasses.asdict(features)
 
 
-def collect() -> int:
+def _trace_sets() -> list[tuple[str, Path]]:
+    """(unit, file) of every labelled trace set: held-out 1-4, then the triage domains."""
+    sets = [(name, ROOT / "tests" / f"{name}.jsonl") for name in HELDOUT]
+    sets += [(f"triage:{p.stem}", p) for p in sorted(TRIAGE.glob("*.jsonl"))]
+    return sets
+
+
+def collect(cache: Path = CACHE, written: bool = True) -> int:
     """Features of every labelled claim, one JSON line each: unit, order, gold verdict."""
     judge, recorder = recording_judge()
-    CACHE.parent.mkdir(parents=True, exist_ok=True)
-    done = {(r["unit"], r["item"]) for r in _rows(CACHE)} if CACHE.exists() else set()
-    with CACHE.open("a", encoding="utf-8") as out:
-        for name in HELDOUT:
-            for order, row in enumerate(_rows(ROOT / "tests" / f"{name}.jsonl")):
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    done = {(r["unit"], r["item"]) for r in _rows(cache)} if cache.exists() else set()
+    with cache.open("a", encoding="utf-8") as out:
+        for unit, path in _trace_sets():
+            for order, row in enumerate(_rows(path)):
                 labelled = (row.get("label") or {}).get("claims") or []
-                if not labelled or (name, row["trace_id"]) in done:
+                if not labelled or (unit, row["trace_id"]) in done:
                     continue
                 contexts = [c if isinstance(c, str) else c["text"] for c in row["contexts"]]
                 seen = trace_features(judge, recorder, row["question"], contexts, row["answer"])
-                used: set[int] = set()
                 for gold in labelled:
                     best = max(seen, key=lambda s: _overlap(s.claim, gold["text"]), default=None)
                     ok = best is not None and _overlap(best.claim, gold["text"]) >= 0.5
-                    if ok and best is not None:
-                        used.add(id(best))
                     line = {
-                        "unit": name,
+                        "unit": unit,
                         "item": row["trace_id"],
                         "order": order,
-                        "domain": name,
+                        "domain": unit,
                         "gold": gold["verdict"],
                         "features": _record(best if ok else None),
                     }
                     out.write(json.dumps(line) + "\n")
                 out.flush()
-                print(name, row["trace_id"], len(seen), file=sys.stderr)
+                print(unit, row["trace_id"], len(seen), file=sys.stderr)
         order = 0
-        for path in sorted((ROOT / "training" / "written").glob("*.jsonl")):
+        for path in sorted((ROOT / "training" / "written").glob("*.jsonl")) if written else []:
             for row in _rows(path):
                 order += 1
                 if ("written", row["id"]) in done:
@@ -218,6 +226,8 @@ def _units(rows: list[dict[str, Any]], by: str) -> dict[str, list[dict[str, Any]
     for r in rows:
         if r["unit"] != "written":
             units[r["unit"]].append(r)
+            if r["unit"].startswith("triage:"):
+                units["triage:all"].append(r)
             continue
         units["written:all"].append(r)
         if by == "domain":
@@ -314,10 +324,16 @@ def main() -> int:
     parser.add_argument("stage", choices=["collect", "run", "domains"])
     parser.add_argument("--json", help="write the figures here too")
     parser.add_argument("--by", choices=["group", "domain"], default="group")
+    parser.add_argument(
+        "--cache", type=Path, default=CACHE, help="the features file (one per verifier model)"
+    )
+    parser.add_argument(
+        "--traces-only", action="store_true", help="collect the trace sets, not the written pairs"
+    )
     args = parser.parse_args()
     if args.stage == "collect":
-        return collect()
-    rows = list(_rows(CACHE))
+        return collect(args.cache, written=not args.traces_only)
+    rows = list(_rows(args.cache))
     if args.stage == "domains":
         counts = Counter(r["domain"] for r in rows if r["unit"] == "written")
         for domain, n in sorted(counts.items()):

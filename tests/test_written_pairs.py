@@ -16,15 +16,15 @@ from training.data import (
 
 def test_written_pairs_load_by_passage_with_their_labels() -> None:
     pairs = load_written()
-    assert len(pairs) == 2720
+    assert len(pairs) == 3360
     labels = Counter(next(iter(p.target)) for p in pairs)
-    assert labels == {SUPPORTED: 1360, CONTRADICTED: 680, NOT_FOUND: 680}
+    assert labels == {SUPPORTED: 1680, CONTRADICTED: 840, NOT_FOUND: 840}
     assert all(len(p.target) == 1 and p.source == "written" for p in pairs)
     train, held = split_held_out(pairs, 0.06)
     held_docs = {p.group for p in held}
     assert not held_docs & {p.group for p in train}  # no passage on both sides
-    # 15 % of the 340 passages, not the 6 % of the large sources
-    assert 0.10 <= len(held_docs) / 340 <= 0.20
+    # 15 % of the 420 passages, not the 6 % of the large sources
+    assert 0.10 <= len(held_docs) / 420 <= 0.20
 
 
 def test_a_recipe_reads_only_the_written_files_it_names() -> None:
