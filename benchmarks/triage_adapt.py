@@ -30,7 +30,7 @@ import json
 import re
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ sys.path[:0] = [str(ROOT / "service"), str(ROOT)]
 from groundwatch.judges.adapt import (  # noqa: E402
     AdaptError,
     adapt,
+    fit_filter,
     predicts_contradicted,
     recording_judge,
     trace_features,
@@ -244,19 +245,55 @@ def _group(domain: str) -> str:
     return "other"
 
 
-def simulate(rows: list[dict[str, Any]], by: str = "group") -> list[dict[str, Any]]:
-    base = VerdictModel.shipped()
+def base_judge(base: str) -> tuple[VerdictModel, Callable[[list[ClaimFeatures]], list[bool]]]:
+    """The judge whose findings are labelled: ``verifier`` (the shipped calibration),
+    ``verifier@BAR`` (the same model with the contradicted bar at BAR: more findings, lower
+    precision) or ``rules`` (the rules judge's verdict, as the default backend decides, read from
+    the same features)."""
+    model = VerdictModel.shipped()
+    if base == "rules":
+        return model, lambda feats: [f.rules_verdict == "contradicted" for f in feats]
+    if base.startswith("verifier@"):
+        model = model.with_bar(float(base.split("@", 1)[1]))  # `groundwatch judge bar`
+    elif base != "verifier":
+        raise ValueError(f"unknown base judge {base!r}")
+    return model, lambda feats: predicts_contradicted(model, feats)
+
+
+def _after(
+    base: str, model: VerdictModel, train: list[tuple[ClaimFeatures, bool]]
+) -> Callable[[list[ClaimFeatures]], list[bool]]:
+    """The adapted judge's contradicted decision, fitted on the labelled findings ``train``."""
+    if base == "rules":
+        gate = fit_filter(train, model.features)
+        return lambda feats: [
+            f.rules_verdict == "contradicted"
+            and gate.score(f.vector(model.features)) >= gate.threshold
+            for f in feats
+        ]
+    adapted = adapt(model, train)
+    return lambda feats: predicts_contradicted(adapted, feats)
+
+
+def simulate(
+    rows: list[dict[str, Any]], by: str = "group", base: str = "verifier"
+) -> list[dict[str, Any]]:
+    model, flags_of = base_judge(base)
+    _, shipped_of = base_judge("verifier")
     out: list[dict[str, Any]] = []
     for unit, items in sorted(_units(rows, by).items()):
         items.sort(key=lambda r: r["order"], reverse=True)  # newest first, as the page shows
         feats = [_features(r["features"]) for r in items]
         gold = [r["gold"] == "contradicted" for r in items]
         known = [f for f in feats if f is not None]
-        flagged_known = iter(predicts_contradicted(base, known))
+        flagged_known = iter(flags_of(known))
         flagged = [False if f is None else next(flagged_known) for f in feats]
         findings = [i for i, f in enumerate(flagged) if f]
+        shipped_known = iter(shipped_of(known))
+        shipped = [False if f is None else next(shipped_known) for f in feats]
         entry: dict[str, Any] = {
             "unit": unit,
+            "base": base,
             "claims": len(items),
             "contradicted": sum(gold),
             "findings": len(findings),
@@ -267,20 +304,22 @@ def simulate(rows: list[dict[str, Any]], by: str = "group") -> list[dict[str, An
             if len(findings) < k + MIN_REST_FINDINGS:
                 continue
             labelled = findings[:k]
-            train = [(feats[i], gold[i]) for i in labelled]
+            train = [(f, gold[i]) for i in labelled if (f := feats[i]) is not None]
             rest = [i for i in range(len(items)) if i not in set(labelled)]
             try:
-                model = adapt(base, [(f, g) for f, g in train if f is not None])
+                decide = _after(base, model, train)
             except AdaptError as exc:
                 entry["k"][str(k)] = {"error": str(exc)}
                 continue
-            rest_known = [feats[i] for i in rest if feats[i] is not None]
-            after_iter = iter(predicts_contradicted(model, rest_known))
+            rest_known = [f for i in rest if (f := feats[i]) is not None]
+            after_iter = iter(decide(rest_known))
             after = [False if feats[i] is None else next(after_iter) for i in rest]
             entry["k"][str(k)] = {
                 "labelled_right": sum(gold[i] for i in labelled),
                 "before": _figures([flagged[i] for i in rest], [gold[i] for i in rest]),
                 "after": _figures(after, [gold[i] for i in rest]),
+                # the shipped judge on the same claims: what the deployment had without labels
+                "shipped": _figures([shipped[i] for i in rest], [gold[i] for i in rest]),
             }
         out.append(entry)
     return out
@@ -289,8 +328,9 @@ def simulate(rows: list[dict[str, Any]], by: str = "group") -> list[dict[str, An
 def _table(results: list[dict[str, Any]]) -> str:
     lines = [
         "| unit | claims | gold contradicted | findings | k | right of k | precision before -> after"
-        " | recall before -> after | findings on the rest before -> after |",
-        "|---|---|---|---|---|---|---|---|---|",
+        " | recall before -> after | findings on the rest before -> after"
+        " | shipped judge on the rest: precision, recall |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
 
     def f(v: Any) -> str:
@@ -301,20 +341,21 @@ def _table(results: list[dict[str, Any]]) -> str:
             b = e["base_all"]
             lines.append(
                 f"| {e['unit']} | {e['claims']} | {e['contradicted']} | {e['findings']} | "
-                f"(too few findings) | | {f(b['precision'])} | {f(b['recall'])} | |"
+                f"(too few findings) | | {f(b['precision'])} | {f(b['recall'])} | | |"
             )
         for k, r in e["k"].items():
             if "error" in r:
                 lines.append(
                     f"| {e['unit']} | {e['claims']} | {e['contradicted']} | {e['findings']} | {k}"
-                    f" | | {r['error']} | | |"
+                    f" | | {r['error']} | | | |"
                 )
                 continue
-            b, a = r["before"], r["after"]
+            b, a, sh = r["before"], r["after"], r["shipped"]
             lines.append(
                 f"| {e['unit']} | {e['claims']} | {e['contradicted']} | {e['findings']} | {k} | "
                 f"{r['labelled_right']} | {f(b['precision'])} -> {f(a['precision'])} | "
-                f"{f(b['recall'])} -> {f(a['recall'])} | {b['predicted']} -> {a['predicted']} |"
+                f"{f(b['recall'])} -> {f(a['recall'])} | {b['predicted']} -> {a['predicted']} | "
+                f"{f(sh['precision'])}, {f(sh['recall'])} |"
             )
     return "\n".join(lines)
 
@@ -328,6 +369,11 @@ def main() -> int:
         "--cache", type=Path, default=CACHE, help="the features file (one per verifier model)"
     )
     parser.add_argument(
+        "--base",
+        default="verifier",
+        help="the judge whose findings are labelled: verifier, verifier@BAR or rules",
+    )
+    parser.add_argument(
         "--traces-only", action="store_true", help="collect the trace sets, not the written pairs"
     )
     args = parser.parse_args()
@@ -339,7 +385,7 @@ def main() -> int:
         for domain, n in sorted(counts.items()):
             print(f"{n:4d} {domain}")
         return 0
-    results = simulate(rows, by=args.by)
+    results = simulate(rows, by=args.by, base=args.base)
     print(_table(results))
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)

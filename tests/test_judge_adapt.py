@@ -251,3 +251,43 @@ def test_judge_adapt_runs_the_real_verifier_on_an_exported_file(
     assert report["held_out"]["before"]["labels"] == 4
     assert report["version"].startswith("c7-adapt-")
     assert VerdictModel.load(out).version == report["version"]
+
+
+def test_judge_bar_writes_a_triage_calibration_that_finds_more_and_then_adapts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A lower bar (``judge bar``) calls more claims contradicted, under its own version; the
+    filter ``judge adapt --base`` fits on that file keeps its bar, so the adapted judge drops
+    findings of the triage calibration, never those of the shipped bar alone."""
+    base_path = tmp_path / "base.json"
+    write_model(BASE, base_path)
+    out = tmp_path / "triage.json"
+    args = _parser().parse_args(["judge", "bar", "0.5", "-o", str(out), "--base", str(base_path)])
+    assert run_judge(Settings(), args) == 0
+    assert "0.90 -> 0.50" in capsys.readouterr().out
+    triage = VerdictModel.load(out)
+    assert triage.version == "t1-bar0.50"
+    assert triage.contradicted_threshold == pytest.approx(0.5)
+    assert triage.contradicted_filter is None
+    # logits (supported, contradicted, not found) = (0, 3 * log(0.06) + 10 = 1.56, 0): the
+    # model's P(contradicted) is 0.70, between the two bars
+    between = ClaimFeatures(
+        p_supported=0.0,
+        p_contradicted=0.06,
+        p_not_found=0.94,
+        coverage=0.0,
+        cosine=0.5,
+        value_conflict=False,
+        value_agreed=False,
+        claim="between the bars",
+    )
+    p_contra = BASE.probabilities(between)[1]
+    assert 0.5 <= p_contra < 0.9
+    assert predicts_contradicted(triage, [between]) == [True]
+    assert predicts_contradicted(BASE, [between]) == [False]
+    adapted = adapt(triage, _rows(40, 0.5, seed=6))
+    assert adapted.contradicted_threshold == pytest.approx(0.5)
+    assert adapted.version.startswith("t1-bar0.50-adapt-")
+    bad = _parser().parse_args(["judge", "bar", "1.5", "-o", str(tmp_path / "x.json")])
+    assert run_judge(Settings(), bad) == 2
+    assert not (tmp_path / "x.json").exists()

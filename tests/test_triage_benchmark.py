@@ -10,6 +10,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pytest
+
 from groundwatch.judges.verdict import ClaimFeatures, VerdictModel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,3 +77,23 @@ def test_the_simulation_labels_the_newest_findings_and_measures_the_rest() -> No
     k50 = finance["k"]["50"]
     assert k50["before"]["predicted"] == 30  # the 30 oldest: the page showed the 50 newest
     assert k50["after"]["precision"] > k50["before"]["precision"]
+
+
+def test_a_triage_domain_is_a_unit_and_the_base_judge_can_be_the_rules_or_a_lower_bar() -> None:
+    bench = _benchmark()
+    rows = []
+    for i in range(40):
+        row = _row(i, "contradicted" if i % 2 else "supported", 0.3)
+        row["unit"] = row["domain"] = "triage:bank"
+        # the rules judge calls every third claim contradicted
+        row["features"]["rules_verdict"] = "contradicted" if i % 3 == 0 else "not_found"
+        rows.append(row)
+    rules = {e["unit"]: e for e in bench.simulate(rows, base="rules")}
+    assert set(rules) == {"triage:bank", "triage:all"}
+    assert rules["triage:bank"]["findings"] == 14
+    assert rules["triage:bank"]["base"] == "rules"
+    model, _ = bench.base_judge("verifier@0.3")
+    assert model.contradicted_threshold == 0.3
+    assert model.version.endswith("-bar0.30")
+    with pytest.raises(ValueError, match="unknown base"):
+        bench.base_judge("nli")

@@ -54,6 +54,17 @@ def add_parser(sub: Any) -> None:
         help="calibration to adapt (default: GROUNDWATCH_JUDGE__CALIBRATION_PATH, else shipped)",
     )
     adapt.add_argument("--json", action="store_true", help="print the figures as JSON")
+    bar = js.add_parser(
+        "bar",
+        help="write a triage calibration: the same model with a lower contradicted bar",
+        description="Write the calibration (the shipped one, or --base) with its contradicted "
+        "bar set to BAR and no filter. Run a deployment with it while its findings are "
+        "labelled: a lower bar makes more findings (and more false ones) to label, and "
+        "`judge adapt --base` that file then learns which of them to keep.",
+    )
+    bar.add_argument("bar", type=float, help="the contradicted bar, between 0 and 1")
+    bar.add_argument("-o", "--output", required=True, help="calibration file to write")
+    bar.add_argument("--base", help="calibration to start from (default: the shipped one)")
 
 
 def _err(message: str) -> int:
@@ -65,8 +76,30 @@ def _fmt(v: float | None) -> str:
     return "—" if v is None else f"{v:.3f}"
 
 
+def _run_bar(args: argparse.Namespace) -> int:
+    from groundwatch.judges.adapt import write_model
+    from groundwatch.judges.verdict import VerdictModel
+
+    try:
+        base = VerdictModel.load(Path(args.base)) if args.base else VerdictModel.shipped()
+        model = base.with_bar(args.bar)
+    except (OSError, ValueError) as exc:
+        print(f"groundwatch judge bar: {exc}", file=sys.stderr)
+        return 2
+    write_model(model, Path(args.output), derived_from=base.version)
+    print(
+        f"wrote {args.output}: {model.version} (contradicted bar "
+        f"{base.contradicted_threshold:.2f} -> {args.bar:.2f}); run with "
+        f"GROUNDWATCH_JUDGE__CALIBRATION_PATH={args.output} while findings are labelled"
+    )
+    return 0
+
+
 def run_judge(settings: Settings, args: argparse.Namespace, judge: Any = None) -> int:
-    """Run ``judge adapt``; ``judge`` (a recording judge and its recorder) for tests."""
+    """Run ``judge adapt`` or ``judge bar``; ``judge`` (a recording judge and its recorder) for
+    tests."""
+    if args.judge_command == "bar":
+        return _run_bar(args)
     from groundwatch.judges.adapt import (
         AdaptError,
         adapt,

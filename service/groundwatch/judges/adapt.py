@@ -56,6 +56,7 @@ __all__ = [
     "adapted_version",
     "claim_features",
     "contradicted_figures",
+    "fit_filter",
     "labelled_claims",
     "model_to_json",
     "predicts_contradicted",
@@ -291,6 +292,32 @@ def adapted_version(base: str, gate: ContradictedFilter) -> str:
     return f"{base}-adapt-{digest}"
 
 
+def fit_filter(
+    rows: Sequence[tuple[ClaimFeatures, bool]],
+    features: Sequence[str],
+    *,
+    l2: float = 1.0,
+    min_labels: int = 10,
+) -> ContradictedFilter:
+    """The filter over ``features`` fitted right-against-wrong on labelled findings (each row a
+    claim some judge called contradicted), its bar chosen for F0.5 on them. :class:`AdaptError`
+    with fewer than ``min_labels`` rows or without both kinds."""
+    if len(rows) < min_labels:
+        raise AdaptError(f"{len(rows)} right/wrong labels: at least {min_labels} are needed")
+    y = np.array([1.0 if r else 0.0 for _, r in rows])
+    if y.min() == y.max():
+        kind = "right" if y[0] else "wrong"
+        raise AdaptError(f"every label is {kind}: the model cannot learn which to drop")
+    x = np.array([f.vector(features) for f, _ in rows])
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale < 1e-9] = 1.0  # a constant feature gets no weight from the L2 anyway
+    w = _fit_logistic((x - mean) / scale, y, l2)
+    weights = w[:-1] / scale
+    bias = float(w[-1] - (w[:-1] * mean / scale).sum())
+    p = 1.0 / (1.0 + np.exp(-(x @ weights + bias)))
+    return ContradictedFilter(weights, bias, _threshold(p, y), labels=len(rows))
+
+
 def adapt(
     base: VerdictModel,
     rows: Sequence[tuple[ClaimFeatures, bool]],
@@ -303,20 +330,7 @@ def adapt(
     out. :class:`AdaptError` with fewer than ``min_labels`` rows or without both kinds."""
     flagged = predicts_contradicted(base.without_filter(), [f for f, _ in rows])
     rows = [row for row, keep in zip(rows, flagged, strict=True) if keep]
-    if len(rows) < min_labels:
-        raise AdaptError(f"{len(rows)} right/wrong labels: at least {min_labels} are needed")
-    y = np.array([1.0 if r else 0.0 for _, r in rows])
-    if y.min() == y.max():
-        kind = "right" if y[0] else "wrong"
-        raise AdaptError(f"every label is {kind}: the model cannot learn which to drop")
-    x = np.array([f.vector(base.features) for f, _ in rows])
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale < 1e-9] = 1.0  # a constant feature gets no weight from the L2 anyway
-    w = _fit_logistic((x - mean) / scale, y, l2)
-    weights = w[:-1] / scale
-    bias = float(w[-1] - (w[:-1] * mean / scale).sum())
-    p = 1.0 / (1.0 + np.exp(-(x @ weights + bias)))
-    gate = ContradictedFilter(weights, bias, _threshold(p, y), labels=len(rows))
+    gate = fit_filter(rows, base.features, l2=l2, min_labels=min_labels)
     return VerdictModel(
         base.weights,
         base.bias,

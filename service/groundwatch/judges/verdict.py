@@ -246,6 +246,22 @@ class VerdictModel:
             sentence_cascade=self.sentence_cascade,
         )
 
+    def with_bar(self, bar: float) -> VerdictModel:
+        """The same model, without a filter, calling a claim contradicted from ``bar`` on: a
+        lower bar finds more contradictions at a lower precision (a *triage* calibration, run
+        while findings are labelled for ``groundwatch judge adapt``). Its version says so."""
+        if not 0.0 < bar < 1.0:
+            raise ValueError("the contradicted bar must be between 0 and 1")
+        return VerdictModel(
+            self.weights,
+            self.bias,
+            bar,
+            self.supported_threshold,
+            version=f"{self.version}-bar{bar:.2f}",
+            features=self.features,
+            sentence_cascade=self.sentence_cascade,
+        )
+
     @classmethod
     def shipped(cls) -> VerdictModel:
         return cls.load(CALIBRATION)
