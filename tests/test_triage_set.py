@@ -6,20 +6,33 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 TRIAGE = Path(__file__).resolve().parent / "triage"
-FILES = sorted(TRIAGE.glob("*.jsonl"))
+#: Training traces, written the same way (training/traces/README.md): the verdict model's fit.
+TRACES = Path(__file__).resolve().parents[1] / "training" / "traces"
+FILES = sorted(TRIAGE.glob("*.jsonl")) + sorted(TRACES.glob("*.jsonl"))
 VERDICTS = {"supported", "contradicted", "not_found"}
 
 
-def _rows(path: Path) -> list[dict[str, object]]:
+def _rows(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
-def test_the_set_has_six_domains() -> None:
-    assert [p.stem for p in FILES] == ["bank", "clinic", "electronics", "hr", "retail", "saas"]
+def test_the_sets_have_their_domains_and_share_none() -> None:
+    blind = [p.stem for p in sorted(TRIAGE.glob("*.jsonl"))]
+    assert blind == ["bank", "clinic", "electronics", "hr", "retail", "saas"]
+    train = [p.stem for p in sorted(TRACES.glob("*.jsonl"))]
+    assert train == [
+        "airline", "devapi", "energy", "insurance", "permits", "property", "telecom", "university"
+    ]  # fmt: skip
+    texts = {
+        c["text"] for p in sorted(TRIAGE.glob("*.jsonl")) for r in _rows(p) for c in r["contexts"]
+    }
+    for p in sorted(TRACES.glob("*.jsonl")):
+        assert not any(c["text"] in texts for r in _rows(p) for c in r["contexts"])
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
