@@ -14,6 +14,9 @@ A multinomial logistic model is fitted to them (set-valued labels, L2), then the
 1. *contradicted*: the lowest P(contradicted) whose precision on the fit set is >= ``--precision``
    (a prediction is wrong when the label is supported or not found);
 2. *supported*: the P(supported) that maximises balanced accuracy of supported vs not;
+
+(both on the held-out pairs, or with ``--thresholds-on cases`` on the labelled traces alone:
+the production shape, where the pairs' bars do not transfer);
 3. the *sentence cascade* (:func:`sentence_cascade`): the lowest ``sentence_supported`` from
    which on the model itself called every fit claim supported that the cascade would take, so
    the judge can skip those claims' windows without changing a verdict on the fit set.
@@ -396,6 +399,13 @@ def main() -> None:
         action="store_true",
         help="refit from the features the last run saved in --out (no judging)",
     )
+    ap.add_argument(
+        "--thresholds-on",
+        choices=["pairs", "cases"],
+        default="pairs",
+        help="where the contradicted and supported bars are chosen: the held-out pairs (c7) "
+        "or the labelled traces (--cases; the production shape)",
+    )
     ap.add_argument("--out", default="build/verifier")
     ap.add_argument("--install", action="store_true")
     args = ap.parse_args()
@@ -459,20 +469,25 @@ def main() -> None:
     pair_ys = ys + wys
     probs = probs_of(pair_x)
     t_con, t_sup, figures = thresholds(probs, pair_ys, args.precision)
+    on_cases = args.thresholds_on == "cases" and len(cys) > 0
+    if on_cases:
+        t_con, t_sup, case_figures = thresholds(probs_of(cx), cys, args.precision)
+        figures.update({f"cases_{k}": v for k, v in case_figures.items()})
     # What every bar would do, in sample and on claims each fold was not fitted on.
     fitted = [(title, m, yy) for title, m, yy, n in titled if len(yy) and n]
     for title, m, yy in fitted:
         _print_bars(f"contradicted bars, {title} (in sample):", bar_table(probs_of(m), yy))
     for (title, _, yy), o in zip(fitted, out_of_fold(groups), strict=True):
         _print_bars(f"contradicted bars, {title} (5-fold, out of fold):", bar_table(o, yy))
-    if len(wys):
+    if len(wys) and not on_cases:
         t_written = contradicted_threshold(probs_of(wx), wys, args.precision, min_predicted=10)
         t_con = max(t_con, t_written)
         figures["written_threshold"] = t_written
     if len(cys):
         cprobs = probs_of(cx)
         t_cases = contradicted_threshold(cprobs, cys, args.precision, min_predicted=3)
-        t_con = max(t_con, t_cases)
+        if not on_cases:
+            t_con = max(t_con, t_cases)
         pred = cprobs[:, 1] >= t_con
         wrong = np.array([y != {CONTRADICTED} for y in cys])
         figures["cases_contradicted_predicted"] = int(pred.sum())
