@@ -26,7 +26,13 @@ from pathlib import Path
 from groundwatch.judges.claims import split_sentences
 from training.data import Pair
 
-__all__ = ["DISTRACT_FROM", "STAGE2_MIX", "distractor_pairs", "replay_pairs"]
+__all__ = [
+    "DISTRACT_FROM",
+    "STAGE2_MIX",
+    "STAGE2_TRACES_MIX",
+    "distractor_pairs",
+    "replay_pairs",
+]
 
 #: Most pairs per source. The RAG-shaped sources sum to about 16,700, replay to 17,000 (>= 50 %).
 #: FEVER is part of the replay (stage 1 read ``fever_nli.jsonl``), so its own cap is 0.
@@ -35,6 +41,16 @@ STAGE2_MIX = (
     "written=10000,syn_contra=1200,syn_contra_sent=800,syn_restate=1500,syn_other=400,"
     "syn_add=600,syn_sibling=800,syn_drop=500,syn_swap=400,syn_neg_same=600,"
     "syn_neg_opposite=600,distract=2000,replay=17000"
+)
+
+#: A short continuation of a stage-2 checkpoint with the labelled RAG traces
+#: (:mod:`training.traces_pairs`) at about a fifth of the pairs, the rest of the stage-2 mix
+#: scaled down (replay still a third). ``--mix stage2-traces --resume build/v3/best.pt``.
+STAGE2_TRACES_MIX = (
+    "fever=0,summedits=600,halueval_summarization=500,halueval_dialogue=200,wice=300,"
+    "written=2000,syn_contra=240,syn_contra_sent=160,syn_restate=300,syn_other=80,"
+    "syn_add=120,syn_sibling=160,syn_drop=100,syn_swap=80,syn_neg_same=120,"
+    "syn_neg_opposite=120,distract=400,replay=3500,traces=2000"
 )
 
 #: The sources whose windows get distractor copies.

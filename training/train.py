@@ -319,10 +319,17 @@ def _build_data(args: argparse.Namespace) -> tuple[list[Pair], list[Pair]]:
         if sents and rng.random() < args.restate_share:
             sentences.append((p.premise, rng.choice(sents), p.group))
     supported = [p for p in pairs if p.target == frozenset({SUPPORTED})]
-    from training.stage2 import DISTRACT_FROM, STAGE2_MIX, distractor_pairs, replay_pairs
+    from training.stage2 import (
+        DISTRACT_FROM,
+        STAGE2_MIX,
+        STAGE2_TRACES_MIX,
+        distractor_pairs,
+        replay_pairs,
+    )
 
     mix = {
         "stage2": STAGE2_MIX,
+        "stage2-traces": STAGE2_TRACES_MIX,
         "hard-negatives": HARD_NEGATIVE_MIX,
         "swaps": SWAP_MIX,
         "negation-twins": NEGATION_MIX,
@@ -335,6 +342,10 @@ def _build_data(args: argparse.Namespace) -> tuple[list[Pair], list[Pair]]:
         named = str(getattr(args, "written_sets", ",".join(FIRST_WRITTEN)))
         sets = None if named == "all" else tuple(named.split(","))
         pairs += load_written(sets=sets)
+    if caps.get("traces", 0) > 0:  # the labelled RAG traces (training.traces_pairs)
+        from training.traces_pairs import load_trace_pairs
+
+        pairs += load_trace_pairs()
     # Stage 2 of verifier v2 (training.stage2): distractor windows, then stage-1 replay.
     if caps.get("distract", 0) > 0:
         pairs += distractor_pairs([p for p in pairs if p.source in DISTRACT_FROM], rng)
