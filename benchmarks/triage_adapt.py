@@ -279,7 +279,7 @@ def simulate(
     rows: list[dict[str, Any]], by: str = "group", base: str = "verifier"
 ) -> list[dict[str, Any]]:
     model, flags_of = base_judge(base)
-    _, shipped_of = base_judge("verifier")
+    shipped_of = flags_of if base == "verifier" else base_judge("verifier")[1]
     out: list[dict[str, Any]] = []
     for unit, items in sorted(_units(rows, by).items()):
         items.sort(key=lambda r: r["order"], reverse=True)  # newest first, as the page shows

@@ -13,10 +13,9 @@ A multinomial logistic model is fitted to them (set-valued labels, L2), then the
 
 1. *contradicted*: the lowest P(contradicted) whose precision on the fit set is >= ``--precision``
    (a prediction is wrong when the label is supported or not found);
-2. *supported*: the P(supported) that maximises balanced accuracy of supported vs not;
-
-(both on the held-out pairs, or with ``--thresholds-on cases`` on the labelled traces alone:
-the production shape, where the pairs' bars do not transfer);
+2. *supported*: the P(supported) that maximises balanced accuracy of supported vs not
+   (1 and 2 on the held-out pairs, or with ``--thresholds-on cases`` on the labelled traces
+   alone: the production shape, where the pairs' bars do not transfer);
 3. the *sentence cascade* (:func:`sentence_cascade`): the lowest ``sentence_supported`` from
    which on the model itself called every fit claim supported that the cascade would take, so
    the judge can skip those claims' windows without changing a verdict on the fit set.

@@ -236,12 +236,15 @@ class VerdictModel:
 
     def without_filter(self) -> VerdictModel:
         """The same model without its deployment's contradicted filter."""
+        return self._unfiltered(self.contradicted_threshold, self.version)
+
+    def _unfiltered(self, contradicted_threshold: float, version: str) -> VerdictModel:
         return VerdictModel(
             self.weights,
             self.bias,
-            self.contradicted_threshold,
+            contradicted_threshold,
             self.supported_threshold,
-            version=self.version,
+            version=version,
             features=self.features,
             sentence_cascade=self.sentence_cascade,
         )
@@ -252,15 +255,7 @@ class VerdictModel:
         while findings are labelled for ``groundwatch judge adapt``). Its version says so."""
         if not 0.0 < bar < 1.0:
             raise ValueError("the contradicted bar must be between 0 and 1")
-        return VerdictModel(
-            self.weights,
-            self.bias,
-            bar,
-            self.supported_threshold,
-            version=f"{self.version}-bar{bar:.2f}",
-            features=self.features,
-            sentence_cascade=self.sentence_cascade,
-        )
+        return self._unfiltered(bar, f"{self.version}-bar{bar:.2f}")
 
     @classmethod
     def shipped(cls) -> VerdictModel:
