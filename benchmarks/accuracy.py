@@ -409,9 +409,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     embedder = build_embedder(Settings().embedding)
     judge: Any = EmbeddedJudge(embedder)
     if args.backend == "verifier":
+        from groundwatch.judges.verdict import VerdictModel
         from groundwatch.judges.verified import VerifiedJudge
 
-        judge = VerifiedJudge(embedder)
+        # GROUNDWATCH_JUDGE__CALIBRATION_PATH measures another calibration, as the service would
+        path = Settings().judge.calibration_path
+        judge = VerifiedJudge(embedder, verdicts=VerdictModel.load(Path(path)) if path else None)
     report, _ = evaluate_rows(rows, judge)
     if args.warm:
         report, _ = evaluate_rows(rows, judge)

@@ -75,7 +75,13 @@ def judge_pairs(
     from groundwatch.judges.factory import build_judge
     from groundwatch.settings import Settings
 
-    judge = build_judge(Settings.model_validate({"judge": {"backend": backend}}))
+    # the other judge settings (GROUNDWATCH_JUDGE__CALIBRATION_PATH, ...) as the service reads them
+    settings = Settings()
+    judge = build_judge(
+        settings.model_copy(
+            update={"judge": settings.judge.model_copy(update={"backend": backend})}
+        )
+    )
     judge.load()
     evaluator = Evaluator(judge)
     traces = [

@@ -249,7 +249,7 @@ def test_judge_adapt_runs_the_real_verifier_on_an_exported_file(
     report = json.loads(capsys.readouterr().out)
     assert report["labels"] == 16  # every finding matched to the judge's own claim
     assert report["held_out"]["before"]["labels"] == 4
-    assert report["version"].startswith("c7-adapt-")
+    assert report["version"].startswith(VerdictModel.shipped().version + "-adapt-")
     assert VerdictModel.load(out).version == report["version"]
 
 

@@ -475,6 +475,7 @@ class _FeatureSpy:
 
         self.inner = VerdictModel.shipped()
         self.features = self.inner.features
+        self.read_features = self.inner.read_features
         self.version = self.inner.version
         self.sentence_cascade = self.inner.sentence_cascade
         self.seen: list[object] = []

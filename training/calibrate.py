@@ -32,6 +32,7 @@ import re
 import shutil
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -354,6 +355,28 @@ def _sets(masks: np.ndarray) -> list[frozenset[int]]:
     return [frozenset(int(c) for c in np.flatnonzero(row)) for row in masks]
 
 
+def with_head(base: dict[str, Any], fitted: dict[str, Any]) -> dict[str, Any]:
+    """The base calibration with ``fitted`` as its contradicted head: the head's bar is the
+    contradicted threshold; the cascade bar is the higher of the two, so that on both fits no
+    claim the cascade takes would have been decided otherwise by either model."""
+    bars = [b for b in (base.get("sentence_cascade"), fitted.get("sentence_cascade")) if b]
+    return {
+        **base,
+        "version": fitted["version"],
+        "base_version": base["version"],
+        "contradicted_threshold": fitted["contradicted_threshold"],
+        "sentence_cascade": max(bars) if bars else None,
+        "contradicted_head": {
+            "features": fitted["features"],
+            "weights": fitted["weights"],
+            "bias": fitted["bias"],
+        },
+        "head_fit": {
+            k: fitted[k] for k in ("fit_claims", "fit_case_claims", "fit_figures", "seed")
+        },
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", default="../shared/data/verifier")
@@ -386,6 +409,13 @@ def main() -> None:
         " their held-out passages (15 %%) are reported, never fitted",
     )
     ap.add_argument("--written-weight", type=int, default=1, help="weight of a written pair")
+    ap.add_argument(
+        "--pairs-weight",
+        type=int,
+        default=1,
+        help="weight of a held-out training pair (0: fit on the labelled traces alone; needs"
+        " --thresholds-on cases)",
+    )
     ap.add_argument("--version", default="c7", help="the calibration's name in metric_version")
     ap.add_argument(
         "--sentence-cascade",
@@ -404,6 +434,13 @@ def main() -> None:
         default="pairs",
         help="where the contradicted and supported bars are chosen: the held-out pairs (c7) "
         "or the labelled traces (--cases; the production shape)",
+    )
+    ap.add_argument(
+        "--head-of",
+        default="",
+        help="a base calibration file: write it with the model fitted here as its contradicted"
+        " head (the head decides contradicted at the bar chosen here; the base decides supported"
+        " against not found; the cascade bar is the higher of the two)",
     )
     ap.add_argument("--out", default="build/verifier")
     ap.add_argument("--install", action="store_true")
@@ -450,7 +487,9 @@ def main() -> None:
     # The labelled RAG traces are the production shape: they count several times in the fit.
     k = args.cases_weight
     kw = args.written_weight if len(wys) else 0
-    titled = [("held-out pairs", x, ys, 1), ("labelled traces", cx, cys, k)]
+    if args.pairs_weight == 0 and args.thresholds_on != "cases":
+        ap.error("--pairs-weight 0 needs --thresholds-on cases")
+    titled = [("held-out pairs", x, ys, args.pairs_weight), ("labelled traces", cx, cys, k)]
     titled += [("written pairs", wx, wys, kw)]
     groups = [(m, yy, n) for _, m, yy, n in titled if len(yy) and n]
     w, b = fit(
@@ -525,6 +564,8 @@ def main() -> None:
         "fit_figures": {k: round(v, 4) for k, v in figures.items()},
         "seed": args.seed,
     }
+    if args.head_of:
+        out = with_head(json.loads(Path(args.head_of).read_text(encoding="utf-8")), out)
     path = Path(args.out) / "judge_calibration.json"
     path.write_text(json.dumps(out, indent=2) + "\n")
     print(json.dumps(out, indent=2))

@@ -340,6 +340,7 @@ def adapt(
         features=base.features,
         sentence_cascade=base.sentence_cascade,
         contradicted_filter=gate,
+        contradicted_head=base.contradicted_head,
     )
 
 
@@ -355,6 +356,11 @@ def model_to_json(model: VerdictModel, **extra: Any) -> dict[str, Any]:
         "sentence_cascade": model.sentence_cascade,
         "contradicted_filter": (
             None if model.contradicted_filter is None else model.contradicted_filter.to_json()
+        ),
+        **(
+            {"contradicted_head": model.contradicted_head.to_json()}
+            if model.contradicted_head is not None
+            else {}
         ),
         **extra,
     }

@@ -39,7 +39,14 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["FEATURES", "ClaimFeatures", "ContradictedFilter", "Decision", "VerdictModel"]
+__all__ = [
+    "FEATURES",
+    "ClaimFeatures",
+    "ContradictedFilter",
+    "ContradictedHead",
+    "Decision",
+    "VerdictModel",
+]
 
 Verdict = Literal["supported", "contradicted", "not_found"]
 _VERDICTS: tuple[Verdict, Verdict, Verdict] = ("supported", "contradicted", "not_found")
@@ -171,6 +178,37 @@ class ContradictedFilter:
         }
 
 
+@dataclass(frozen=True)
+class ContradictedHead:
+    """A second multinomial model over its own features (the rules judge's reading among them)
+    that alone decides *contradicted*, fitted on labelled RAG traces for precision
+    (``training.calibrate --head-of``); the base model still decides supported against not
+    found. The contradicted threshold of a model with a head is the head's bar."""
+
+    features: tuple[str, ...]
+    weights: npt.NDArray[np.float64]
+    bias: npt.NDArray[np.float64]
+
+    def __post_init__(self) -> None:
+        unknown = [f for f in self.features if f not in FEATURES]
+        if unknown:
+            raise ValueError(f"contradicted head: unknown features {unknown}")
+        if self.weights.shape != (3, len(self.features)) or self.bias.shape != (3,):
+            raise ValueError("contradicted head: weights must be 3 x features, bias 3")
+
+    def p_contradicted(self, features: ClaimFeatures) -> float:
+        z = self.weights @ features.vector(self.features) + self.bias
+        e = np.exp(z - z.max())
+        return float(e[1] / e.sum())
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "features": list(self.features),
+            "weights": np.round(self.weights, 6).tolist(),
+            "bias": np.round(self.bias, 6).tolist(),
+        }
+
+
 class VerdictModel:
     """Softmax over ``W @ features + b``, then: contradicted when P(contradicted) >= its
     threshold (chosen for precision) and the deployment's :class:`ContradictedFilter` (when
@@ -181,6 +219,9 @@ class VerdictModel:
     sentences, read alone, supports at least this surely (``sentence_supported``), with no value conflict and
     no aligned swap, is supported without its windows being read; the bar is the lowest at
     which the model's own verdict on every such fit claim was *supported*.
+
+    ``contradicted_head`` (optional, :class:`ContradictedHead`): when present, P(contradicted)
+    is the head's, and ``contradicted_threshold`` its bar.
     """
 
     def __init__(
@@ -194,6 +235,7 @@ class VerdictModel:
         features: Sequence[str] = FEATURES,
         sentence_cascade: float | None = None,
         contradicted_filter: ContradictedFilter | None = None,
+        contradicted_head: ContradictedHead | None = None,
     ):
         unknown = [f for f in features if f not in FEATURES]
         if unknown:
@@ -212,6 +254,13 @@ class VerdictModel:
         ):
             raise ValueError("verdict model: the contradicted filter must weigh every feature")
         self.contradicted_filter = contradicted_filter
+        self.contradicted_head = contradicted_head
+
+    @property
+    def read_features(self) -> tuple[str, ...]:
+        """Every feature the judge must measure: the base model's, then the head's."""
+        head = self.contradicted_head.features if self.contradicted_head is not None else ()
+        return tuple(dict.fromkeys((*self.features, *head)))
 
     @classmethod
     def load(cls, path: Path) -> VerdictModel:
@@ -230,6 +279,7 @@ class VerdictModel:
                     else None
                 ),
                 contradicted_filter=_filter(data.get("contradicted_filter")),
+                contradicted_head=_head(data.get("contradicted_head")),
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{path}: {exc}") from exc
@@ -247,6 +297,7 @@ class VerdictModel:
             version=version,
             features=self.features,
             sentence_cascade=self.sentence_cascade,
+            contradicted_head=self.contradicted_head,
         )
 
     def with_bar(self, bar: float) -> VerdictModel:
@@ -273,7 +324,9 @@ class VerdictModel:
         z = self.weights @ x + self.bias
         e = np.exp(z - z.max())
         p = e / e.sum()
-        probs = (float(p[0]), float(p[1]), float(p[2]))
+        head = self.contradicted_head
+        p_con = float(p[1]) if head is None else head.p_contradicted(features)
+        probs = (float(p[0]), p_con, float(p[2]))
         if probs[1] >= self.contradicted_threshold:
             gate = self.contradicted_filter
             if gate is None or gate.score(x) >= gate.threshold:
@@ -281,6 +334,18 @@ class VerdictModel:
         if probs[0] >= self.supported_threshold:
             return Decision("supported", probs[0], "model", probs)
         return Decision("not_found", max(probs[2], 1.0 - probs[0]), "model", probs)
+
+
+def _head(data: object) -> ContradictedHead | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise ValueError("contradicted_head must be an object")
+    return ContradictedHead(
+        tuple(data["features"]),
+        np.array(data["weights"], dtype=np.float64),
+        np.array(data["bias"], dtype=np.float64),
+    )
 
 
 def _filter(data: object) -> ContradictedFilter | None:

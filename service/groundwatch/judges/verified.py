@@ -123,14 +123,14 @@ class VerifiedJudge(EmbeddedJudge):
         self._verifier = verifier if verifier is not None else shipped_verifier()
         self._verdicts = verdicts if verdicts is not None else VerdictModel.shipped()
         # The rules judge is asked only when the verdict model reads its verdict.
-        self._reads_rules = any(f.startswith("rules_") for f in self._verdicts.features)
+        self._reads_rules = any(f.startswith("rules_") for f in self._verdicts.read_features)
         # A value conflict is read again with the evidence's value only for a model that uses it.
-        self._reads_restated = any(f.startswith("restated_") for f in self._verdicts.features)
+        self._reads_restated = any(f.startswith("restated_") for f in self._verdicts.read_features)
         # A claim one word away from its evidence sentence is read again with that word put
         # back (the aligned swap), only for a model that uses it.
-        self._reads_swap = any(f.startswith("swap_") for f in self._verdicts.features)
+        self._reads_swap = any(f.startswith("swap_") for f in self._verdicts.read_features)
         # The best-aligned sentences read alone, only for a model that uses them.
-        self._reads_sentences = any(f.startswith("sentence_") for f in self._verdicts.features)
+        self._reads_sentences = any(f.startswith("sentence_") for f in self._verdicts.read_features)
         #: How claims were decided: "verbatim" (cascade, no model) or "model".
         self.stats: Counter[str] = Counter()
 
