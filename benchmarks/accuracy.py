@@ -70,6 +70,12 @@ class AccuracyReport:
     refusal_recall: float | None = None
     refusal_balanced_accuracy: float | None = None
     contradicted_predicted: int = 0
+    #: The judge's findings (its claims called contradicted) that a labelled claim matched:
+    #: right when one of those labelled claims is contradicted, false (a false page) when none
+    #: is. A judged sentence holding a true and a contradicted labelled claim is one right
+    #: finding, though the claim-level confusion counts its true claim as called contradicted.
+    findings_right: int = 0
+    findings_false: int = 0
     relevance_accuracy: float | None = None
     traces_per_s: float = 0.0
 
@@ -88,6 +94,12 @@ class AccuracyReport:
             out.append(
                 f"contradicted precision: {_fmt(self.contradicted_precision)}"
                 f" ({self.contradicted_predicted} predicted)"
+            )
+            found = self.findings_right + self.findings_false
+            out.append(
+                f"findings: {found} labelled, {self.findings_right} right, {self.findings_false}"
+                f" false (no contradicted labelled claim in them); finding precision"
+                f" {_fmt(self.findings_right / found if found else None)}"
             )
             out.append("confusion (rows = label, columns = predicted):")
             cols = (*VERDICTS, "unextracted")
@@ -201,6 +213,7 @@ def score_records(
         # A terse answer's claim is shown as written ("Yes", "London") and judged read with
         # the question: match it the way the judge read it.
         read = [(f"{question} {c.text}" if is_terse(c.text) else c.text, c) for c in record.claims]
+        matched: dict[int, list[str]] = {}  # judged claim (index in read) -> labels matched to it
         for lc in labeled_claims:
             best = max(read, key=lambda rc: _overlap(rc[0], lc["text"]), default=None)
             # A labelled claim the judge never extracted is a miss whatever its label: the
@@ -210,6 +223,8 @@ def score_records(
                 if best is not None and _overlap(best[0], lc["text"]) > 0.2
                 else "unextracted"
             )
+            if got != "unextracted" and best is not None:
+                matched.setdefault(read.index(best), []).append(lc["verdict"])
             confusion[lc["verdict"]][got] = confusion[lc["verdict"]].get(got, 0) + 1
             claim_total += 1
             ok = got == lc["verdict"]
@@ -225,6 +240,11 @@ def score_records(
                         "judged": best[0] if best else None,
                     }
                 )
+        for i, labels in matched.items():
+            if read[i][1].verdict == "contradicted":
+                right = "contradicted" in labels
+                report.findings_right += int(right)
+                report.findings_false += int(not right)
         if not labeled_claims and hallucinated != predicted:
             report.mistakes.append(
                 {

@@ -1,10 +1,12 @@
-"""The contradicted head (calibration c13): a second model, with the rules judge's reading among
-its features, decides *contradicted*; the base model still decides supported against not found.
+"""The contradicted head: a second model, with the rules judge's reading among its features, can
+also call a claim *contradicted* at its own bar; the base model keeps its own bar and alone
+decides supported against not found.
 Its file round-trips, the judge measures its features, ``judge bar`` and ``judge adapt`` keep it,
 and ``training.calibrate --head-of`` writes it."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -19,7 +21,7 @@ BASE_W = np.array([[0.0, 4.0], [3.0, 0.0], [0.0, 0.0]])
 BASE_B = np.array([-2.0, 2.0, 0.0])
 # head: contradicted logit = 6 * rules_contradicted - 3 (the verifier's reading ignored)
 HEAD = ContradictedHead(
-    ("rules_contradicted",), np.array([[0.0], [6.0], [0.0]]), np.array([0.0, -3.0, 0.0])
+    ("rules_contradicted",), np.array([[0.0], [6.0], [0.0]]), np.array([0.0, -3.0, 0.0]), 0.9
 )
 
 
@@ -48,17 +50,20 @@ def _claim(p_con: float, coverage: float, rules: str) -> ClaimFeatures:
     )
 
 
-def test_the_head_alone_decides_contradicted() -> None:
+def test_either_model_calls_a_contradiction_at_its_own_bar() -> None:
     with_head, without = _model(), _model(None)
     verifier_says_contradicted = _claim(0.95, 0.2, rules="not_found")
     assert without.decide(verifier_says_contradicted).verdict == "contradicted"
-    assert with_head.decide(verifier_says_contradicted).verdict == "not_found"
+    assert with_head.decide(verifier_says_contradicted).verdict == "contradicted"
     rules_say_contradicted = _claim(0.05, 1.0, rules="contradicted")
     assert without.decide(rules_say_contradicted).verdict == "supported"
     decision = with_head.decide(rules_say_contradicted)
     assert decision.verdict == "contradicted"
-    assert decision.score == pytest.approx(decision.probabilities[1])
-    # below the head's bar, the base model decides supported against not found as before
+    assert decision.score == pytest.approx(1 / (1 + 2 * np.exp(-3.0)))  # the head's P
+    # the head under its own bar (0.9) calls nothing, whatever the base's bar (0.8)
+    weak = dataclasses.replace(HEAD, bias=np.array([0.0, -4.0, 0.0]))  # P = 0.79
+    assert _model(weak).decide(rules_say_contradicted).verdict == "supported"
+    # below both bars the base model decides supported against not found as before
     supported = _claim(0.05, 1.0, rules="supported")
     assert with_head.decide(supported).verdict == without.decide(supported).verdict == "supported"
 
@@ -76,7 +81,10 @@ def test_the_head_survives_the_file_the_bar_and_adapt(tmp_path: Path) -> None:
     assert loaded.contradicted_head.features == HEAD.features
     claim = _claim(0.05, 1.0, rules="contradicted")
     assert loaded.decide(claim).verdict == "contradicted"
-    assert loaded.with_bar(0.5).contradicted_head is not None
+    assert loaded.contradicted_head.threshold == pytest.approx(0.9)
+    lowered = loaded.with_bar(0.5).contradicted_head
+    assert lowered is not None
+    assert lowered.threshold == pytest.approx(0.5)
     right = [(_claim(0.05, 1.0, "contradicted"), True) for _ in range(8)]
     wrong = [(_claim(0.05, 0.9, "contradicted"), False) for _ in range(8)]
     adapted = adapt(loaded, right + wrong)
@@ -87,7 +95,7 @@ def test_the_head_survives_the_file_the_bar_and_adapt(tmp_path: Path) -> None:
 
 def test_a_head_of_the_wrong_shape_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="contradicted head"):
-        ContradictedHead(("rules_contradicted",), np.zeros((3, 2)), np.zeros(3))
+        ContradictedHead(("rules_contradicted",), np.zeros((3, 2)), np.zeros(3), 0.9)
     path = tmp_path / "cal.json"
     write_model(_model(), path)
     data = json.loads(path.read_text())
@@ -128,6 +136,7 @@ def test_calibrate_writes_the_base_with_the_head() -> None:
     assert (out["version"], out["base_version"]) == ("c-head", "c-base")
     assert out["weights"] == base["weights"]
     assert out["features"] == base["features"]
-    assert out["contradicted_threshold"] == 0.83
+    assert out["contradicted_threshold"] == base["contradicted_threshold"]  # the base keeps its bar
+    assert out["contradicted_head"]["threshold"] == 0.83
     assert out["sentence_cascade"] == 0.85  # the higher bar: neither model is overruled
     assert out["contradicted_head"]["features"] == ["rules_contradicted"]

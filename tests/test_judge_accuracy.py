@@ -83,20 +83,21 @@ def _report(accuracy: ModuleType, judge: VerifiedJudge, name: str) -> Any:
 def test_blind_heldout_claims(accuracy: ModuleType, judge: VerifiedJudge) -> None:
     report = _report(accuracy, judge, "heldout2_cases.jsonl")
     assert report.claim_accuracy >= HELDOUT2_CLAIM_ACCURACY
-    # a true claim called contradicted pages someone for nothing
-    assert report.confusion["supported"].get("contradicted", 0) <= HELDOUT2_FALSE_CONTRADICTIONS
+    # a finding with no contradicted labelled claim in it pages someone for nothing (a judged
+    # sentence holding a true and a contradicted claim is a right finding: benchmarks/accuracy)
+    assert report.findings_false <= HELDOUT2_FALSE_PAGES
 
 
 def test_second_blind_heldout_claims(accuracy: ModuleType, judge: VerifiedJudge) -> None:
     report = _report(accuracy, judge, "heldout3_cases.jsonl")
     assert report.claim_accuracy >= HELDOUT3_CLAIM_ACCURACY
-    assert report.confusion["supported"].get("contradicted", 0) <= HELDOUT3_FALSE_CONTRADICTIONS
+    assert report.findings_false <= HELDOUT3_FALSE_PAGES
 
 
 def test_third_blind_heldout_claims(accuracy: ModuleType, judge: VerifiedJudge) -> None:
     report = _report(accuracy, judge, "heldout4_cases.jsonl")
     assert report.claim_accuracy >= HELDOUT4_CLAIM_ACCURACY
-    assert report.confusion["supported"].get("contradicted", 0) <= HELDOUT4_FALSE_CONTRADICTIONS
+    assert report.findings_false <= HELDOUT4_FALSE_PAGES
 
 
 def test_true_paraphrases_are_never_contradicted(
@@ -133,14 +134,15 @@ def test_dev_pairs_from_other_domains(pairs: ModuleType, name: str, metric: str,
     assert figures[metric] >= globals()[bar]
 
 
-# Measured for the shipped model (v1 weights quantised U8U8, calibration c5: the aligned swap
-# and comparison bounds of 2026-12-02; see docs/verifier.md, Session 8); bars a little below.
-HELDOUT2_CLAIM_ACCURACY = 0.56  # measured 0.596 (c4: 0.574; rules judge r5: 0.309)
-HELDOUT2_FALSE_CONTRADICTIONS = 0
-HELDOUT3_CLAIM_ACCURACY = 0.51  # measured 0.557 (c4: 0.557; r5: 0.377)
-HELDOUT3_FALSE_CONTRADICTIONS = 2  # measured 2 of 108 true claims (c4: 1; r5: 11)
-HELDOUT4_CLAIM_ACCURACY = 0.77  # measured 0.804 (c6 = c7; rules judge r5: 0.568)
-HELDOUT4_FALSE_CONTRADICTIONS = 0  # measured 0 of 251 true claims (r5: 7)
+# Measured for the shipped model (v1 weights quantised U8U8; calibration c16 = c7 plus the
+# contradicted head, 2026-12-05, docs/verifier-v2.md, Session 41); bars a little below. A false
+# page is a finding (a judged claim called contradicted) with no contradicted labelled claim in it.
+HELDOUT2_CLAIM_ACCURACY = 0.58  # measured 0.606 (c7: 0.585; rules judge r5: 0.309)
+HELDOUT2_FALSE_PAGES = 0  # measured 0 of 3 findings (c7: 0 of 1)
+HELDOUT3_CLAIM_ACCURACY = 0.56  # measured 0.599 (c7: 0.563; r5: 0.383)
+HELDOUT3_FALSE_PAGES = 0  # measured 0 of 15 findings (c7: 0 of 9)
+HELDOUT4_CLAIM_ACCURACY = 0.78  # measured 0.814 (c7: 0.804; rules judge r5: 0.568)
+HELDOUT4_FALSE_PAGES = 0  # measured 0 of 5 findings (c7: 0 of 2)
 PARAPHRASE_SUPPORTED_SHARE = 0.80  # measured 0.854 (c4: 0.847; r5: 0.496, and 8 contradicted)
 REFUSAL_BALANCED_ACCURACY = 0.80  # measured 0.850 (shared refusal detector)
 REFUSAL_RECALL = 0.88  # measured 0.923

@@ -356,20 +356,20 @@ def _sets(masks: np.ndarray) -> list[frozenset[int]]:
 
 
 def with_head(base: dict[str, Any], fitted: dict[str, Any]) -> dict[str, Any]:
-    """The base calibration with ``fitted`` as its contradicted head: the head's bar is the
-    contradicted threshold; the cascade bar is the higher of the two, so that on both fits no
+    """The base calibration with ``fitted`` as its contradicted head, at the bar chosen for it
+    (the base keeps its own); the cascade bar is the higher of the two, so that on both fits no
     claim the cascade takes would have been decided otherwise by either model."""
     bars = [b for b in (base.get("sentence_cascade"), fitted.get("sentence_cascade")) if b]
     return {
         **base,
         "version": fitted["version"],
         "base_version": base["version"],
-        "contradicted_threshold": fitted["contradicted_threshold"],
         "sentence_cascade": max(bars) if bars else None,
         "contradicted_head": {
             "features": fitted["features"],
             "weights": fitted["weights"],
             "bias": fitted["bias"],
+            "threshold": fitted["contradicted_threshold"],
         },
         "head_fit": {
             k: fitted[k] for k in ("fit_claims", "fit_case_claims", "fit_figures", "seed")
@@ -439,8 +439,9 @@ def main() -> None:
         "--head-of",
         default="",
         help="a base calibration file: write it with the model fitted here as its contradicted"
-        " head (the head decides contradicted at the bar chosen here; the base decides supported"
-        " against not found; the cascade bar is the higher of the two)",
+        " head (either model calls a claim contradicted at its own bar, the head's chosen here;"
+        " the base decides supported against not found; the cascade bar is the higher of the"
+        " two)",
     )
     ap.add_argument("--out", default="build/verifier")
     ap.add_argument("--install", action="store_true")

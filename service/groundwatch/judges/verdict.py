@@ -29,6 +29,7 @@ here; the numbers come from ``verifier_model/judge_calibration.json``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Sequence
@@ -180,14 +181,15 @@ class ContradictedFilter:
 
 @dataclass(frozen=True)
 class ContradictedHead:
-    """A second multinomial model over its own features (the rules judge's reading among them)
-    that alone decides *contradicted*, fitted on labelled RAG traces for precision
-    (``training.calibrate --head-of``); the base model still decides supported against not
-    found. The contradicted threshold of a model with a head is the head's bar."""
+    """A second multinomial model over its own features (the rules judge's reading among them),
+    fitted on labelled RAG traces for precision (``training.calibrate --head-of``): a claim is
+    *contradicted* when the base model's P(contradicted) reaches its bar **or** the head's
+    reaches ``threshold``; the base model alone decides supported against not found."""
 
     features: tuple[str, ...]
     weights: npt.NDArray[np.float64]
     bias: npt.NDArray[np.float64]
+    threshold: float
 
     def __post_init__(self) -> None:
         unknown = [f for f in self.features if f not in FEATURES]
@@ -206,6 +208,7 @@ class ContradictedHead:
             "features": list(self.features),
             "weights": np.round(self.weights, 6).tolist(),
             "bias": np.round(self.bias, 6).tolist(),
+            "threshold": round(self.threshold, 6),
         }
 
 
@@ -220,8 +223,8 @@ class VerdictModel:
     no aligned swap, is supported without its windows being read; the bar is the lowest at
     which the model's own verdict on every such fit claim was *supported*.
 
-    ``contradicted_head`` (optional, :class:`ContradictedHead`): when present, P(contradicted)
-    is the head's, and ``contradicted_threshold`` its bar.
+    ``contradicted_head`` (optional, :class:`ContradictedHead`): a second model that can also
+    call a claim contradicted, at its own bar.
     """
 
     def __init__(
@@ -286,9 +289,11 @@ class VerdictModel:
 
     def without_filter(self) -> VerdictModel:
         """The same model without its deployment's contradicted filter."""
-        return self._unfiltered(self.contradicted_threshold, self.version)
+        return self._unfiltered(self.contradicted_threshold, self.version, self.contradicted_head)
 
-    def _unfiltered(self, contradicted_threshold: float, version: str) -> VerdictModel:
+    def _unfiltered(
+        self, contradicted_threshold: float, version: str, head: ContradictedHead | None
+    ) -> VerdictModel:
         return VerdictModel(
             self.weights,
             self.bias,
@@ -297,7 +302,7 @@ class VerdictModel:
             version=version,
             features=self.features,
             sentence_cascade=self.sentence_cascade,
-            contradicted_head=self.contradicted_head,
+            contradicted_head=head,
         )
 
     def with_bar(self, bar: float) -> VerdictModel:
@@ -306,7 +311,10 @@ class VerdictModel:
         while findings are labelled for ``groundwatch judge adapt``). Its version says so."""
         if not 0.0 < bar < 1.0:
             raise ValueError("the contradicted bar must be between 0 and 1")
-        return self._unfiltered(bar, f"{self.version}-bar{bar:.2f}")
+        head = self.contradicted_head
+        if head is not None:  # a lower bar lowers both models' bars
+            head = dataclasses.replace(head, threshold=min(head.threshold, bar))
+        return self._unfiltered(bar, f"{self.version}-bar{bar:.2f}", head)
 
     @classmethod
     def shipped(cls) -> VerdictModel:
@@ -324,13 +332,17 @@ class VerdictModel:
         z = self.weights @ x + self.bias
         e = np.exp(z - z.max())
         p = e / e.sum()
+        probs = (float(p[0]), float(p[1]), float(p[2]))
+        fired = [probs[1]] if probs[1] >= self.contradicted_threshold else []
         head = self.contradicted_head
-        p_con = float(p[1]) if head is None else head.p_contradicted(features)
-        probs = (float(p[0]), p_con, float(p[2]))
-        if probs[1] >= self.contradicted_threshold:
+        if head is not None:
+            p_head = head.p_contradicted(features)
+            fired += [p_head] if p_head >= head.threshold else []
+            probs = (probs[0], max(probs[1], p_head), probs[2])
+        if fired:
             gate = self.contradicted_filter
             if gate is None or gate.score(x) >= gate.threshold:
-                return Decision("contradicted", probs[1], "model", probs)
+                return Decision("contradicted", max(fired), "model", probs)
         if probs[0] >= self.supported_threshold:
             return Decision("supported", probs[0], "model", probs)
         return Decision("not_found", max(probs[2], 1.0 - probs[0]), "model", probs)
@@ -345,6 +357,7 @@ def _head(data: object) -> ContradictedHead | None:
         tuple(data["features"]),
         np.array(data["weights"], dtype=np.float64),
         np.array(data["bias"], dtype=np.float64),
+        float(data["threshold"]),
     )
 
 
