@@ -11,6 +11,7 @@ import pytest
 
 from groundwatch.capacity import COEFFICIENTS, size
 from groundwatch.cli import main
+from groundwatch.settings import Settings
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "capacity.md"
 
@@ -53,7 +54,7 @@ def test_doc_row_matches_the_command(capsys: pytest.CaptureFixture[str]) -> None
 def test_json_output_is_the_model(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["capacity", "--traces-per-second", "100", "--sample-rate", "1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    model = size(100, 1.0, "embedded")
+    model = size(100, 1.0, Settings().judge.backend)  # the CLI sizes for the configured judge
     assert out["replicas"] == model.replicas
     assert out["partitions"] >= out["replicas"]
 

@@ -328,6 +328,8 @@ def test_factory_passes_the_embedder(random_model: Path) -> None:
         Settings(judge=JudgeSettings(backend="nli", nli_model_dir=str(random_model))), embedder
     )
     assert "emb:hash-bow" in nli.version
-    embedded = build_judge(Settings(judge=JudgeSettings(relevance_threshold=0.5)), embedder)
+    embedded = build_judge(
+        Settings(judge=JudgeSettings(backend="embedded", relevance_threshold=0.5)), embedder
+    )
     assert embedded.backend == "embedded"
     assert "hash-bow" in embedded.version

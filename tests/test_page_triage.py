@@ -151,10 +151,17 @@ def test_marks_are_the_words_the_reason_names_not_guessed_numbers(tmp_path: Path
     from groundwatch.api.app import create_app
     from groundwatch.runtime import Runtime
 
+    # the rules judge: its reasons name the words (a negation, a modal) the page marks; the
+    # default verifier judge calls neither of the first two cases contradicted (docs/verifier.md)
     settings = Settings.model_validate(
-        {"state": "memory", "redaction": {"mode": "off"}, "api": {"rate_limit_per_s": 0}}
+        {
+            "state": "memory",
+            "redaction": {"mode": "off"},
+            "api": {"rate_limit_per_s": 0},
+            "judge": {"backend": "embedded"},
+        }
     )
-    runtime = Runtime.build(settings, with_kafka=False)  # the embedded judge, as shipped
+    runtime = Runtime.build(settings, with_kafka=False)
     with _serving(create_app(settings, runtime=runtime)) as url:
         for k, (question, passage, answer, _) in enumerate(MARK_CASES):
             trace = {

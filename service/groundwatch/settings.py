@@ -333,8 +333,9 @@ class EmbeddingSettings(BaseModel):
 
 class JudgeSettings(BaseModel):
     backend: Literal["embedded", "verifier", "nli", "openai", "tei"] = Field(
-        default="embedded",
-        description="Judge backend (verifier = embedded alignment + the trained claim verifier).",
+        default="verifier",
+        description="Judge backend (verifier = embedded alignment + the trained claim verifier;"
+        " embedded = the rules alone).",
     )
     nli_model_dir: str | None = Field(
         default=None, description="Local HF NLI model directory (nli)."

@@ -1,8 +1,8 @@
 """``groundwatch demo``: the embedded default end to end, with nothing else to run.
 
-Serves the API on 127.0.0.1 with in-memory state and the embedded judge, and replays the bundled
-sample traces (a healthy assistant, then a bad deploy: weaker retrieval, contradicted answers,
-more refusals) so that /metrics, the findings page and drift move within a minute.
+Serves the API on 127.0.0.1 with in-memory state and the default (verifier) judge, and replays
+the bundled sample traces (a healthy assistant, then a bad deploy: weaker retrieval, contradicted
+answers, more refusals) so that /metrics, the findings page and drift move within a minute.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def run_demo(
     except security.InsecureBindError as exc:
         print(f"groundwatch demo: {exc}", file=sys.stderr)
         return 2
-    print("groundwatch demo: loading the embedded judge ...", file=sys.stderr)
+    print(f"groundwatch demo: loading the {settings.judge.backend} judge ...", file=sys.stderr)
     runtime = Runtime.build(settings, with_kafka=False)
     app = create_app(settings, runtime=runtime)
     server = serve_app(app, host, port, settings)
