@@ -56,7 +56,7 @@ COEFFICIENTS: dict[str, Coefficient] = {
         0.107, "replica CPU s per evaluated trace", "[embedded] cpu_ms_per_evaluated"
     ),
     "eval_cpu_s.verifier": Coefficient(
-        0.213, "replica CPU s per evaluated trace", "[verifier] cpu_ms_per_evaluated"
+        0.235, "replica CPU s per evaluated trace", "[verifier] cpu_ms_per_evaluated"
     ),
     "scaleout_efficiency": Coefficient(
         0.92,
