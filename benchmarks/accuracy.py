@@ -34,6 +34,7 @@ from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.claims import content_words, is_terse
 from groundwatch.judges.embedded import EmbeddedJudge
 from groundwatch.judges.embedding import build_embedder
+from groundwatch.judges.factory import build_judge
 from groundwatch.settings import Settings
 
 __all__ = [
@@ -408,7 +409,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--backend",
         choices=["embedded", "verifier"],
         default="embedded",
-        help="embedded (rules, default) or verifier (the trained claim verifier)",
+        help="embedded (the rules judge; this script's default) or verifier (the service's"
+        " default judge: the trained claim verifier)",
     )
     args = parser.parse_args(argv)
     if _is_pair_file(args.file):
@@ -426,15 +428,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         extra += ["--backend", args.backend]
         return pairs.main([str(args.file), *extra])
     rows = load_rows(args.file, args.limit)
-    embedder = build_embedder(Settings().embedding)
-    judge: Any = EmbeddedJudge(embedder)
-    if args.backend == "verifier":
-        from groundwatch.judges.verdict import VerdictModel
-        from groundwatch.judges.verified import VerifiedJudge
-
-        # GROUNDWATCH_JUDGE__CALIBRATION_PATH measures another calibration, as the service would
-        path = Settings().judge.calibration_path
-        judge = VerifiedJudge(embedder, verdicts=VerdictModel.load(Path(path)) if path else None)
+    settings = Settings()
+    embedder = build_embedder(settings.embedding)
+    # the other judge settings (GROUNDWATCH_JUDGE__CALIBRATION_PATH, ...) as the service reads them
+    judge: Any = build_judge(settings, embedder, backend=args.backend)
     report, _ = evaluate_rows(rows, judge)
     if args.warm:
         report, _ = evaluate_rows(rows, judge)

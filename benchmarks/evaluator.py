@@ -424,14 +424,12 @@ def _prewarm(evaluator: Evaluator, traces: Sequence[RagTrace]) -> None:
 
 def _build_judge(kind: str, cache: CachedEmbedder) -> Judge:
     if kind == "verifier":
-        from groundwatch.judges.verdict import VerdictModel
-        from groundwatch.judges.verified import VerifiedJudge
+        from groundwatch.judges.factory import build_judge
         from groundwatch.settings import Settings
 
-        # the trained claim verifier (loaded in judge.load()), with the calibration that
-        # GROUNDWATCH_JUDGE__CALIBRATION_PATH names, as the service would run it
-        path = Settings().judge.calibration_path
-        return VerifiedJudge(cache, verdicts=VerdictModel.load(Path(path)) if path else None)
+        # the trained claim verifier (loaded in judge.load()), with the judge settings
+        # (GROUNDWATCH_JUDGE__CALIBRATION_PATH, ...) as the service reads them
+        return build_judge(Settings(), cache, backend="verifier")
     if kind in ("auto", "embedded"):
         try:
             from groundwatch.judges.embedded import EmbeddedJudge

@@ -76,12 +76,7 @@ def judge_pairs(
     from groundwatch.settings import Settings
 
     # the other judge settings (GROUNDWATCH_JUDGE__CALIBRATION_PATH, ...) as the service reads them
-    settings = Settings()
-    judge = build_judge(
-        settings.model_copy(
-            update={"judge": settings.judge.model_copy(update={"backend": backend})}
-        )
-    )
+    judge = build_judge(Settings(), backend=backend)
     judge.load()
     evaluator = Evaluator(judge)
     traces = [

@@ -4,25 +4,18 @@ labelled claim is one right finding; a finding matched only to true claims is a 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 
 from groundwatch.contract.record import ClaimResult, EvaluationRecord
+from tests.modules import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _accuracy() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gw_acc_f", ROOT / "benchmarks" / "accuracy.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gw_acc_f"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "benchmarks" / "accuracy.py")
 
 
 def _record(trace_id: str, claims: list[tuple[str, str]]) -> EvaluationRecord:

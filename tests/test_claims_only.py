@@ -9,7 +9,6 @@ claims-only path is asked for the whole trace.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,17 +25,13 @@ from groundwatch.judges.verified import VerifiedJudge
 from groundwatch.settings import EmbeddingSettings
 from groundwatch.suite.cases import EvalCase
 from groundwatch.suite.generation import generation_probes
+from tests.modules import load_script
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "suite"
 
 
 def _toy() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("toy_assistant", EXAMPLE / "toy_assistant.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(EXAMPLE / "toy_assistant.py", "toy_assistant")
 
 
 def _probe_traces() -> list[RagTrace]:

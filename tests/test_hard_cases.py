@@ -8,8 +8,6 @@ Run ``.venv/bin/python benchmarks/accuracy.py tests/hard_cases.jsonl --mistakes`
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
@@ -19,21 +17,14 @@ import pytest
 from groundwatch.judges.embedded import EmbeddedJudge
 from groundwatch.judges.embedding import build_embedder
 from groundwatch.settings import EmbeddingSettings
+from tests.modules import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "tests" / "hard_cases.jsonl"
 
 
 def _accuracy_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "gw_accuracy", ROOT / "benchmarks" / "accuracy.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gw_accuracy"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "benchmarks" / "accuracy.py")
 
 
 @pytest.fixture(scope="module")

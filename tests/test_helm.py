@@ -19,6 +19,7 @@ from yamllint import linter
 from yamllint.config import YamlLintConfig
 
 from groundwatch.settings import Settings
+from tests.modules import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 CHART = ROOT / "helm" / "groundwatch"
@@ -225,15 +226,7 @@ def _undescribed(node: Any) -> Any:
 
 
 def test_schema_lists_exactly_the_settings_fields_secrets_apart() -> None:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "sync_chart", ROOT / "helm" / "sync_chart_files.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    sync = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(sync)
+    sync = load_script(ROOT / "helm" / "sync_chart_files.py", "sync_chart")
     config, secrets = sync.settings_schema()
     schema = json.loads((CHART / "values.schema.json").read_text())
     hint = "run: .venv/bin/python helm/sync_chart_files.py"

@@ -20,8 +20,6 @@ a regression fails and noise does not. ``benchmarks/accuracy.py FILE --mistakes`
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -31,6 +29,7 @@ import pytest
 from groundwatch.judges.embedding import build_embedder
 from groundwatch.judges.verified import VerifiedJudge
 from groundwatch.settings import EmbeddingSettings
+from tests.modules import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = next(
@@ -47,13 +46,7 @@ DEV = next(
 
 
 def _module(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"gw_{name}", ROOT / "benchmarks" / f"{name}.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[f"gw_{name}"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "benchmarks" / f"{name}.py")
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ the page shows (newest first), adapts, and measures only the rest of the unit.""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import random
 from pathlib import Path
 from types import ModuleType
@@ -13,19 +12,13 @@ from typing import Any
 import pytest
 
 from groundwatch.judges.verdict import ClaimFeatures, VerdictModel
+from tests.modules import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "triage_adapt", ROOT / "benchmarks" / "triage_adapt.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "benchmarks" / "triage_adapt.py", "triage_adapt")
 
 
 def _row(order: int, gold: str, coverage: float) -> dict[str, Any]:

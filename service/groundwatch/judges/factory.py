@@ -26,9 +26,17 @@ def _opt(judge: JudgeSettings, name: str, default: Any) -> Any:
     return default if value is None else value
 
 
-def build_judge(settings: Settings, embedder: Embedder | None = None) -> Judge:
-    """The judge named by ``settings.judge.backend``; raises ``ValueError`` when misconfigured."""
-    js = settings.judge
+def build_judge(
+    settings: Settings, embedder: Embedder | None = None, *, backend: str | None = None
+) -> Judge:
+    """The judge named by ``settings.judge.backend`` (or ``backend``, with the other judge
+    settings as configured: a benchmark measuring one backend); raises ``ValueError`` when
+    misconfigured."""
+    js = (
+        settings.judge
+        if backend is None
+        else settings.judge.model_copy(update={"backend": backend})
+    )
     if js.backend == "embedded":
         from groundwatch.judges.embedded import EmbeddedJudge
 
