@@ -78,6 +78,60 @@ def test_pronouns_resolved_to_subject() -> None:
 
 
 @pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (
+            "The new mattress is made in Leeds. It's delivered within ten days.",
+            "The new mattress is delivered within ten days.",
+        ),
+        (
+            "The rooftop panels were installed in May. They're cleaned twice a year.",
+            "The rooftop panels are cleaned twice a year.",
+        ),
+        (
+            "The gym pass starts on Monday. It'll renew every month.",
+            "The gym pass will renew every month.",
+        ),
+        (
+            "The rooftop panels were installed in May. They've been inspected since.",
+            "The rooftop panels have been inspected since.",
+        ),
+        (
+            "The old printer was removed. It's been replaced by a laser model.",
+            "The old printer has been replaced by a laser model.",
+        ),
+    ],
+)
+def test_contracted_pronoun_is_resolved_whole(answer: str, expected: str) -> None:
+    """ "It's" is "it is": the antecedent takes the pronoun and the verb is written out, never
+    "The mattress's delivered"."""
+    assert extract_claims("q?", answer)[1] == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "kept"),
+    [
+        # "You" / "I'm UK-based" are not what "it" or "his" refer to.
+        ("Can I split my leave?", "You have to take it within a year. It can be split.", "It can"),
+        (
+            "Can I add my husband to my cover? I'm UK-based.",
+            "Partners can be added to the plan. His cover would start next month.",
+            "His cover",
+        ),
+        # A bare determiner is no antecedent.
+        (
+            "Is this a known problem?",
+            "Yes, the hiss in Transparency mode is known. It's fixed.",
+            "It",
+        ),
+    ],
+)
+def test_no_pronoun_antecedent_without_a_noun(question: str, answer: str, kept: str) -> None:
+    claims = extract_claims(question, answer)
+    assert claims[-1].startswith(kept), claims
+
+
+@pytest.mark.parametrize(
     ("question", "answer", "expected"),
     [
         (

@@ -130,11 +130,15 @@ def test_dev_pairs_from_other_domains(pairs: ModuleType, name: str, metric: str,
 # Measured for the shipped model (v1 weights quantised U8U8; calibration c16 = c7 plus the
 # contradicted head, 2026-12-05, docs/verifier-v2.md, Session 41); bars a little below. A false
 # page is a finding (a judged claim called contradicted) with no contradicted labelled claim in it.
-HELDOUT2_CLAIM_ACCURACY = 0.58  # measured 0.606 (c7: 0.585; rules judge r5: 0.309)
+HELDOUT2_CLAIM_ACCURACY = (
+    0.58  # measured 0.596 (c16 with the v2 claims: 0.606; rules judge r6: 0.298)
+)
 HELDOUT2_FALSE_PAGES = 0  # measured 0 of 3 findings (c7: 0 of 1)
 HELDOUT3_CLAIM_ACCURACY = 0.56  # measured 0.599 (c7: 0.563; r5: 0.383)
 HELDOUT3_FALSE_PAGES = 0  # measured 0 of 15 findings (c7: 0 of 9)
-HELDOUT4_CLAIM_ACCURACY = 0.78  # measured 0.814 (c7: 0.804; rules judge r5: 0.568)
+HELDOUT4_CLAIM_ACCURACY = (
+    0.78  # measured 0.821 (c16 with the v2 claims: 0.814; rules judge r6: 0.575)
+)
 HELDOUT4_FALSE_PAGES = 0  # measured 0 of 5 findings (c7: 0 of 2)
 PARAPHRASE_SUPPORTED_SHARE = 0.80  # measured 0.854 (c4: 0.847; r5: 0.496, and 8 contradicted)
 REFUSAL_BALANCED_ACCURACY = 0.80  # measured 0.850 (shared refusal detector)

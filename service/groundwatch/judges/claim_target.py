@@ -107,10 +107,21 @@ class ClaimTarget:
 def _subject_name(sentence: str) -> bool:
     """ "Germany won ...": a capitalised one-word subject right before its verb is a name."""
     tokens = sentence.split()
-    if len(tokens) < 2 or tokens[0].lower() in STOPWORDS:
+    if len(tokens) < 2:
         return False
+    first = tokens[0].lower().strip(",.")
+    bare = re.sub(r"['’](?:s|d|ll|re|ve|m)$", "", first)
+    if first in STOPWORDS or bare in STOPWORDS or bare in _POSSESSIVE_PRONOUNS:
+        return False  # "You'll have to ...", "Yours would begin ..."
     nxt = tokens[1].lower().strip(",.")
+    if re.fullmatch(r"[a-z]{2,}[^aiolu]ly", first) and re.fullmatch(r"[a-z]{3,}(?:ed|en)", nxt):
+        # "Newly accrued leave ...": an adverb on a participle ("Kelly", "Italy", "Emily"
+        # signed ...: names in -lly, -aly, -ily are left as names).
+        return False
     return nxt in _AUX_WORDS or nxt in _SUBJECT_VERBS or bool(re.fullmatch(r"[a-z]{3,}ed", nxt))
+
+
+_POSSESSIVE_PRONOUNS = frozenset({"yours", "mine", "ours", "theirs", "hers"})
 
 
 _SUBJECT_VERBS = frozenset(

@@ -34,6 +34,7 @@ from groundwatch.judges.grammar import (
     LIGHT_WORDS,
     PREPOSITIONS,
     PRONOUNS,
+    SUBORDINATORS,
     VERBS,
     WH_WORDS,
     has_verb,
@@ -127,22 +128,68 @@ def _question_person(question: str) -> str | None:
     """The longest capitalised multi-word name in the question (outside quotes)."""
     unquoted = re.sub(r"\"[^\"]*\"|“[^”]*”", " ", question)
     spans = re.findall(r"(?:[A-Z][\w'’\-.]+\s+){1,3}[A-Z][\w'’\-]+", unquoted)
-    spans = [sp for sp in spans if sp.split()[0].lower() not in STOPWORDS | WH_WORDS]
+    spans = [
+        sp for sp in spans if sp.split()[0].lower() not in STOPWORDS | WH_WORDS and _referent(sp)
+    ]
     return max(spans, key=len) if spans else None
+
+
+_PERSONAL = frozenset({"i", "you", "we", "me", "us", "yours", "mine", "ours", "theirs"})
+_DEICTIC = frozenset({"it", "this", "that", "these", "those", "they", "he", "she"})
+_CONTRACTION = re.compile(r"['’](?:s|re|ll|ve|d|m)$", re.I)
+
+
+def _referent(phrase: str | None) -> bool:
+    """Whether a pronoun can stand for ``phrase``: it names something (a content word), and it
+    is not the speaker or the reader ("You", "I'm UK-based") or a bare determiner ("The")."""
+    if not phrase:
+        return False
+    words = phrase.split()
+    bare = [_CONTRACTION.sub("", w.lower().strip(",.")) for w in words]
+    if bare[0] in _DEICTIC and (len(words) == 1 or bare[1] in {"a", "an", "the"}):
+        return False  # "Is this a known problem?": "this" is no thing named
+    if bare[0] in SUBORDINATORS or any(w in _PERSONAL for w in bare):
+        return False  # "Since updating my ...", "Happens if I miss two payments"
+    return bool(content_words(phrase))
+
+
+def _plural(phrase: str) -> bool:
+    """ "Partners", "the new rules": a head noun in the plural (a capitalised head that is not
+    the phrase's first word is a name: "Texas", "Kings Cross")."""
+    words = phrase.split()
+    head = words[-1].strip(",.")
+    if "'" in head or "’" in head or (head[:1].isupper() and len(words) > 1):
+        return False
+    return bool(re.fullmatch(r"[A-Za-z]{3,}[^sui]s", head))
 
 
 def _resolve_pronoun(sentence: str, antecedent: str | None, person: str | None = None) -> str:
     if re.match(r"^(?:He|She|His|Her)\b", sentence) and person:
         antecedent = person
-    if not antecedent:
+    if antecedent is None or not _referent(antecedent):
         return sentence
+    antecedent = re.sub(r"^(?:but|and|so|or|yet)\s+", "", antecedent, flags=re.I)
     m = re.match(
-        r"^(It|He|She|They|This|These|Its|His|Her|Their)\b(?!\s+(?:is|was)\s+(?:not\s+)?(?:possible|likely|important|unclear|worth|recommended|necessary|advised)\b)",
+        r"^(It|He|She|They|This|These|Its|His|Her|Their)"
+        r"(?!(?:['’]s|\s+(?:is|was))\s+(?:also\s+)?(?:not\s+)?(?:possible|likely|important|"
+        r"unclear|worth|recommended|necessary|advised)\b)"
+        r"(['’](?:s|re|ll|ve|d))?(?![\w'’])",
         sentence,
     )
     if not m:
         return sentence
     word = m.group(1).lower()
+    if word in {"it", "its", "he", "his", "she", "her"} and _plural(antecedent):
+        return sentence  # "His cover" is not "Partners's cover"
+    if m.group(2):
+        # "It's fixed" is "<antecedent> is fixed": the verb is written out, never "X's fixed".
+        ending = m.group(2)[1:].lower()
+        if word not in _SUBJECT_PRONOUNS or ending == ("s" if word == "they" else "re"):
+            return sentence  # "Its" / "They's": not a pronoun and its verb
+        rest = sentence[m.end() :]
+        verb = _written_out(ending, rest.lstrip().split(" ", 1)[0].lower())
+        resolved = antecedent + " " + verb + rest
+        return resolved[0].upper() + resolved[1:]
     if word in {"this", "these"}:
         # "This plan ..." keeps its own noun; only a bare "This is/was" refers back.
         nxt = sentence[m.end() :].lstrip().split(" ", 1)[0].lower()
@@ -151,6 +198,19 @@ def _resolve_pronoun(sentence: str, antecedent: str | None, person: str | None =
     replacement = antecedent + PRONOUNS[word]
     replacement = replacement[0].upper() + replacement[1:]
     return replacement + sentence[m.end() :]
+
+
+_SUBJECT_PRONOUNS = frozenset({"it", "he", "she", "they"})
+
+
+def _written_out(contraction: str, next_word: str) -> str:
+    """The verb of a contracted pronoun: "'s" is "is" ("has" before "been" or "got"), "'d" is
+    "would" ("had" before "been")."""
+    if contraction == "s":
+        return "has" if next_word in {"been", "got"} else "is"
+    if contraction == "d":
+        return "had" if next_word == "been" else "would"
+    return {"re": "are", "ll": "will", "ve": "have"}[contraction]
 
 
 def _clean(sentence: str) -> str | None:
@@ -249,7 +309,7 @@ def extract_claims(question: str, answer: str) -> list[str]:
             if len(content_words(resolved)) == 0:
                 continue
             subject = subject_of(resolved)
-            if subject is not None:
+            if subject is not None and _referent(subject):
                 antecedent = subject
                 if re.fullmatch(r"(?:[A-Z][\w'’\-.]+\s*){2,4}", subject):
                     person = subject

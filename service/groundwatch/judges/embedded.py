@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 
-RULES_VERSION = "r5"
+RULES_VERSION = "r6"
 #: Passage relevance threshold (relevance = 0.6 * max cosine of question vs passage sentences
 #: + 0.4 * IDF-weighted share of question words in the passage). Calibrated with
 #: ``benchmarks/accuracy.py FILE --calibrate``: on HaluEval dev, a question's own passage vs

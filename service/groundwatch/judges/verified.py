@@ -83,7 +83,7 @@ __all__ = [
     "VerifiedJudge",
 ]
 
-RULES_VERSION = "v2"
+RULES_VERSION = "v3"
 #: A sentence is "clearly about the same thing" above this cosine / coverage: only then can a
 #: disagreeing value in it become the value_conflict feature.
 _CONTRA_COS = 0.55
