@@ -280,11 +280,9 @@ def test_soft_word_missing_is_still_supported(judge: EmbeddedJudge) -> None:
     assert claim.verdict == "supported"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="verifier v1 reads 'refundable' as supported by 'non-refundable' (docs/verifier.md, known limits)",
-)
 def test_negative_prefix_is_contradicted(judge: EmbeddedJudge) -> None:
+    """The verifier v1 reads 'refundable' as supported by 'non-refundable'; the negation twin
+    (the same words, the polarity turned round) calls it contradicted."""
     trace = _trace(
         "Is the registration fee refundable?",
         ["Registration. Registration fees are non-refundable, but places can be transferred."],
@@ -546,7 +544,7 @@ def test_the_best_aligned_sentences_are_read_alone(embedder: CachedEmbedder) -> 
             rows = [[0.1, 0.8, 0.1] if p == sentence else [0.4, 0.2, 0.4] for p, _ in pairs]
             return np.array(rows, dtype=np.float32)
 
-    trace = _trace("Refund window?", [passage], "Annual plans cannot be refunded.")
+    trace = _trace("Refund window?", [passage], "Annual plans cannot be refunded after a week.")
     reader, verdicts = SentenceReader(), RecordingVerdicts(FEATURES)
     _judge_one(EmbeddedJudge(embedder, verifier=reader, verdicts=verdicts), trace)
     assert sentence in reader.premises

@@ -31,11 +31,13 @@ modality and comparative rules no longer decide anything alone.
 
 A cascade skips the model for certain cases: a claim that is a passage's own words (4+ words,
 verbatim after normalisation) is supported; a claim naming something (a capitalised name) that
-no passage contains is not found. With a calibration that fits a sentence cascade
+no passage contains is not found; a claim whose words are all in the clause of its best-aligned
+sentence about it, with the negation turned round, is contradicted (the negation twin,
+:mod:`groundwatch.judges.negation_twin`). With a calibration that fits a sentence cascade
 (``VerdictModel.sentence_cascade``, c7), the sentences are read first, and a claim that one of
 them alone supports at least that surely, with no disagreeing value and no aligned swap, is
 supported without its windows (the long pairs) being read. ``stats`` counts each path
-("verbatim", "name_absent", "sentence", "model").
+("verbatim", "name_absent", "negation_twin", "sentence", "model").
 
 ``score`` is the judge's confidence in the verdict it gives.
 """
@@ -63,6 +65,7 @@ from groundwatch.judges.embedded import (
 )
 from groundwatch.judges.embedding import Embedder
 from groundwatch.judges.evidence_window import evidence_window
+from groundwatch.judges.negation_twin import negation_twin
 from groundwatch.judges.preparation import PreparedTrace, cited_claims, evidence_at
 from groundwatch.judges.slots import parse_slots
 from groundwatch.judges.swap import aligned_swap
@@ -304,6 +307,9 @@ class VerifiedJudge(EmbeddedJudge):
                 swap = (i, found.restated) if found is not None else None
         if out.verbatim and out.conflict is None:
             return out  # the cascade decides: no window, no model call
+        out.twin = negation_twin(claim, prep.sentences[best].text)
+        if out.twin is not None:
+            return out  # its evidence clause with the negation turned round: contradicted
         if swap is not None and out.restated is None:  # a value conflict has its own pair
             out.swap = _sentence_window(prep, swap[0], swap[1]), swap[1]
         if self._reads_rules:
@@ -353,6 +359,17 @@ class VerifiedJudge(EmbeddedJudge):
                 1.0,
                 None,
                 "not in the passages: " + ", ".join(as_written(claim, al.absent[:4])),
+            )
+        if al.twin is not None:
+            self.stats["negation_twin"] += 1
+            reason, conflict = al.twin
+            return ClaimJudgement(
+                claim,
+                "contradicted",
+                1.0,
+                evidence_at(prep, al.best_sentence),
+                reason,
+                conflict,
             )
         if not al.windows:
             return ClaimJudgement(claim, "not_found", 1.0, None, al.reason or "no evidence")
@@ -447,6 +464,9 @@ class _Alignment:
     #: back: :mod:`groundwatch.judges.swap`): the same reading for words other than values.
     swap: tuple[str, str] | None = None
     verbatim: bool = False
+    #: (reason, conflict) when the claim is its best sentence's clause with the negation
+    #: turned round (:mod:`groundwatch.judges.negation_twin`): contradicted, no model call.
+    twin: tuple[str, Conflict | None] | None = None
     absent: list[str] = field(default_factory=list)  # names found in no passage
     loose: ClaimJudgement | None = None
     reason: str | None = None
