@@ -100,12 +100,48 @@ def test_pronouns_resolved_to_subject() -> None:
             "The old printer was removed. It's been replaced by a laser model.",
             "The old printer has been replaced by a laser model.",
         ),
+        (
+            "The Harbour Scholarship opens in May. It's worth £3,000 a year.",
+            "The Harbour Scholarship is worth £3,000 a year.",
+        ),
     ],
 )
 def test_contracted_pronoun_is_resolved_whole(answer: str, expected: str) -> None:
     """ "It's" is "it is": the antecedent takes the pronoun and the verb is written out, never
     "The mattress's delivered"."""
     assert extract_claims("q?", answer)[1] == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # a "no" to the question is not a negation of what follows it
+        (
+            "Unfortunately not – the US isn't on the approved list.",
+            ["The US isn't on the approved list."],
+        ),
+        ("I'm afraid not: the hotel accepts dogs only.", ["The hotel accepts dogs only."]),
+        ("Sadly not. Parking costs £5 a day.", ["Parking costs £5 a day."]),
+        ("Unfortunately, no. Parking costs £5 a day.", ["Parking costs £5 a day."]),
+        # a discourse adverb is no part of the claim (nor a name the passages must have)
+        (
+            "Alternatively, the Premier Account has no monthly fee.",
+            ["The Premier Account has no monthly fee."],
+        ),
+        ("Unfortunately, the hotel accepts dogs only.", ["The hotel accepts dogs only."]),
+        # ... but "Otherwise" is a condition, and a word that only looks like one stays
+        ("Otherwise, a fee of £10 applies.", ["Otherwise, a fee of £10 applies."]),
+        ("Still images are stored for 30 days.", ["Still images are stored for 30 days."]),
+        (
+            "Unfortunately not all plans include dental cover.",
+            ["Unfortunately not all plans include dental cover."],
+        ),
+    ],
+)
+def test_answer_to_the_question_and_discourse_adverbs_are_not_claimed(
+    answer: str, expected: list[str]
+) -> None:
+    assert extract_claims("Can I?", answer) == expected
 
 
 @pytest.mark.parametrize(

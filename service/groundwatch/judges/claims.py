@@ -90,7 +90,13 @@ _LEAD_IN = re.compile(
     r"in summary|in short|to summarize|overall|"
     r"in conclusion|please note|note|keep in mind|importantly|basically|essentially|generally|"
     r"typically|probably|likely|perhaps|maybe|possibly)(?:\s+that)?\s*,?\s+"
-    r"|(?:yes|no|yeah|nope|correct|right|indeed)\s*[,!.:;\-–—]\s*)",
+    r"|(?:yes|no|yeah|nope|correct|right|indeed)\s*[,!.:;\-–—]\s*"
+    # "Unfortunately not – X": the answer to the question, not a negation of X
+    r"|(?:unfortunately|sadly|regrettably|i'm afraid|i am afraid|afraid)\s*,?\s*(?:not|no)\b"
+    r"\s*[,!.:;\-–—]\s*"
+    # "Alternatively, X": a discourse adverb is no part of the claim ("Otherwise" is a condition)
+    r"|(?:unfortunately|sadly|fortunately|luckily|happily|regrettably|alternatively|"
+    r"additionally|also|however|in addition|that said|even so|as a result|so|then)\s*,\s+)",
     re.I,
 )
 _YES_NO = re.compile(
@@ -171,8 +177,8 @@ def _resolve_pronoun(sentence: str, antecedent: str | None, person: str | None =
     antecedent = re.sub(r"^(?:but|and|so|or|yet)\s+", "", antecedent, flags=re.I)
     m = re.match(
         r"^(It|He|She|They|This|These|Its|His|Her|Their)"
-        r"(?!(?:['’]s|\s+(?:is|was))\s+(?:also\s+)?(?:not\s+)?(?:possible|likely|important|"
-        r"unclear|worth|recommended|necessary|advised)\b)"
+        r"(?!(?:['’]s|\s+(?:is|was))\s+(?:also\s+)?(?:not\s+)?(?:(?:possible|likely|important|"
+        r"unclear|recommended|necessary|advised)\b|worth\s+(?:[a-z]+ing|it)\b))"
         r"(['’](?:s|re|ll|ve|d))?(?![\w'’])",
         sentence,
     )
