@@ -71,6 +71,10 @@ def test_verb_phrases_become_claims(answer: str, claims: list[str]) -> None:
         "The regulation applies from 1 January 2026, although Articles 4 and 7 apply earlier.",
         "Bring your passport and boarding pass to the gate.",
         "The removal of Octavius, who had vetoed the bill, was attacked as unconstitutional.",
+        # a bare noun-or-verb word after a singular verb is the object's second noun, not a
+        # second verb ("covers the gym and pools at ..." would be one)
+        "The pass covers the gym and pool at all three centres.",
+        "The fee includes the deposit and cover for the first month.",
     ],
 )
 def test_lists_modifiers_and_relative_clauses_stay_whole(answer: str) -> None:

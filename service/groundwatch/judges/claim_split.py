@@ -23,6 +23,7 @@ from groundwatch.judges.grammar import (
     is_imperative,
     is_verb,
     reads_as_verb,
+    singular_verb,
     subject_of,
     verb_phrase,
 )
@@ -74,7 +75,9 @@ def split_conjunctions(sentence: str) -> list[str]:
         # "cables, batteries and screws for mounting": the last item of a list of nouns
         loose = after_clause and not _ends_in_list(prev)
         lead = (
-            verb_phrase(words, loose=loose, step=imperative and loose) if len(words) >= 2 else None
+            verb_phrase(words, loose=loose, step=imperative and loose, singular=singular_verb(prev))
+            if len(words) >= 2
+            else None
         )
         after_clause = lead is not None
         if len(words) < 2 or not (has_verb(prev) or imperative) or joins_numbers:

@@ -32,6 +32,7 @@ __all__ = [
     "is_imperative",
     "is_verb",
     "reads_as_verb",
+    "singular_verb",
     "subject_of",
     "verb_phrase",
 ]
@@ -161,16 +162,29 @@ def _verb_lemmas(word: str) -> tuple[str, ...]:
 
 
 def reads_as_verb(
-    words: Sequence[str], k: int, *, loose: bool = False, step: bool = False, mid: bool = True
+    words: Sequence[str],
+    k: int,
+    *,
+    loose: bool = False,
+    step: bool = False,
+    mid: bool = True,
+    singular: bool = False,
 ) -> bool:
     """Word ``k`` of a clause reads as a verb: a known verb or auxiliary, an -ed form, a word
     the lexicon knows only as a verb, or one it knows as a noun too when an object follows
     ("uploads them", "press the button", "costs $20"). ``loose`` (the part follows a clause,
     not a list of nouns): also before a preposition ("stops at the station"); ``step`` (a step
     of instructions): also in its base form ("exchange details", "spray once"). ``mid``: the
-    word is inside a sentence, where a capitalised word is a name."""
+    word is inside a sentence, where a capitalised word is a name. ``singular``: the clause
+    before has a verb in the third person singular, so a word in its base form that could be a
+    noun, before a preposition, is one ("covers the gym and pool at ...": "pool" is no second
+    verb; "..., so export your data" still is)."""
     w = words[k].strip(",.;:").lower()
     if not w.isalpha():
+        return False
+    nxt = words[k + 1].strip(",.;:").lower() if k + 1 < len(words) else ""
+    # "covers the gym and pool at ...", "includes the deposit and cover for ...": a noun
+    if singular and not step and nxt in PREPOSITIONS and _base_noun(w):
         return False
     if is_verb(w) or re.fullmatch(r"[a-z]{3,}ed", w):
         return True
@@ -181,7 +195,6 @@ def reads_as_verb(
         return False  # an -ing word is a noun or a participle, never a clause's verb alone
     if tags == {"VERB"}:
         return True
-    nxt = words[k + 1].strip(",.;:").lower() if k + 1 < len(words) else ""
     if nxt in _OBJECT_STARTS or nxt[:1].isdigit() or (nxt != "" and nxt[0] in "$€£"):
         return True
     if not loose or not nxt:
@@ -189,14 +202,36 @@ def reads_as_verb(
     return nxt in PREPOSITIONS or (step and w in _verb_lemmas(w))
 
 
+def _base_noun(word: str) -> bool:
+    """A word in its base form (no -s, no -ed) that can be a noun ("pool", "cover")."""
+    return word not in AUXILIARIES and not word.endswith(("s", "ed")) and "NOUN" in _lexicon(word)
+
+
 def verb_phrase(
-    words: Sequence[str], *, loose: bool = False, step: bool = False, mid: bool = True
+    words: Sequence[str],
+    *,
+    loose: bool = False,
+    step: bool = False,
+    mid: bool = True,
+    singular: bool = False,
 ) -> int | None:
     """Where a part's leading verb is (after step words like "then"), or None."""
     k = 0
     while k < len(words) - 1 and words[k].strip(",").lower() in _STEP_WORDS:
         k += 1
-    return k if reads_as_verb(words, k, loose=loose, step=step, mid=mid) else None
+    found = reads_as_verb(words, k, loose=loose, step=step, mid=mid, singular=singular)
+    return k if found else None
+
+
+def singular_verb(text: str) -> bool:
+    """The clause has a verb in the third person singular present ("covers", "is", "has")."""
+    for token in text.split():
+        t = token.strip(",.;:").lower()
+        if t in {"is", "has", "does", "was"} or (
+            is_verb(t) and t.endswith("s") and not t.endswith("ss") and t not in AUXILIARIES
+        ):
+            return True
+    return False
 
 
 def is_imperative(text: str) -> bool:
