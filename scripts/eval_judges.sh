@@ -33,6 +33,9 @@ for backend in ${BACKENDS:-verifier embedded}; do
     $PY benchmarks/accuracy.py "$f" --backend "$backend" > "$OUT/${backend}_$(basename "$f" .jsonl).txt" 2>&1
   done
   $PY benchmarks/pairs.py "$OUT/written_heldout.jsonl" --backend "$backend" > "$OUT/${backend}_written_heldout.txt" 2>&1
+  for f in tests/units/*.jsonl; do  # values in other units (devices_energy: development)
+    $PY benchmarks/pairs.py "$f" --backend "$backend" > "$OUT/${backend}_units_$(basename "$f" .jsonl).txt" 2>&1
+  done
   for f in sick climate_fever summedits_podcast_sales_email; do  # the dev sets, judged
     $PY benchmarks/pairs.py "$DEV/$f.jsonl" --limit 300 --backend "$backend" > "$OUT/${backend}_dev_$f.txt" 2>&1
   done

@@ -67,7 +67,7 @@ def test_protocol_and_version(judge: EmbeddedJudge) -> None:
     assert judge.backend == "embedded"
     assert judge.ready()
     assert judge.version.startswith("embedded/all-MiniLM-L6-v2@onnx-int8/rel")
-    assert judge.version.endswith("/r6")
+    assert judge.version.endswith("/r7")
     assert f"rel{DEFAULT_RELEVANCE_THRESHOLD:.2f}" in judge.version
     judge.load()  # idempotent
     custom = EmbeddedJudge(judge._embedder, relevance_threshold=0.5)

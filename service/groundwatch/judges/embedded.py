@@ -37,6 +37,7 @@ from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
 from groundwatch.judges.claim_rules import Vectors, clip, judge_claim
 from groundwatch.judges.claims import is_terse
 from groundwatch.judges.embedding import Embedder
+from groundwatch.judges.measures import load_units
 from groundwatch.judges.preparation import (
     PreparedTrace,
     cited_claims,
@@ -55,7 +56,7 @@ __all__ = [
 ]
 
 
-RULES_VERSION = "r6"
+RULES_VERSION = "r7"
 #: Passage relevance threshold (relevance = 0.6 * max cosine of question vs passage sentences
 #: + 0.4 * IDF-weighted share of question words in the passage). Calibrated with
 #: ``benchmarks/accuracy.py FILE --calibrate``: on HaluEval dev, a question's own passage vs
@@ -111,7 +112,9 @@ class EmbeddedJudge:
         return "embedded"
 
     def load(self) -> None:
-        # The embedder comes in constructed and loaded: nothing to do (and idempotent).
+        # The embedder comes in constructed and loaded; pint's unit registry is built here, not
+        # on the first trace (idempotent).
+        load_units()
         self._loaded = True
 
     def ready(self) -> bool:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from groundwatch.judges.entities import entity_spans
+from groundwatch.judges.measures import UNIT_TOKEN, measure_of
 from groundwatch.judges.spelled import fractions_as_digits, spell_out
 from groundwatch.judges.units import (
     CURRENCIES,
@@ -256,11 +257,24 @@ def parse_quantities(
         cur = (m.group("cur") or m.group("cur2") or "").strip().lower().rstrip("s")
         # "4 business days": the modifier makes another unit (business days are not calendar
         # days); "15 vacation days" stays days.
-        unit = (m.group("mod") and unit_raw and unit_of(f"{m.group('mod')} {unit_raw}")) or unit_of(
-            unit_raw
-        )
+        unit = (
+            m.group("mod")
+            and unit_raw
+            and (
+                unit_of(f"{m.group('mod')} {unit_raw}")
+                or measure_of(f"{m.group('mod')}_{unit_raw}")
+            )
+        ) or unit_of(unit_raw)
+        # A unit the table lacks ("kWh", "mAh", "MPa"), or a compound one it reads only the start
+        # of ("m" of "m/s", "mg" of "mg/dL"): pint's reading, where it is written as a unit.
+        number_end = max(m.end(g) for g in ("a", "b") if m.group(g))
+        if scale_raw:
+            number_end = m.end("scale")
+        measured = None if cur else _measure_after(masked, number_end, compound_only=bool(unit))
         if cur:
             kind, factor = "cur:" + CURRENCIES.get(cur, cur), 1.0
+        elif measured:
+            (kind, factor), measured_end = measured
         elif unit:
             kind, factor = unit
         else:
@@ -276,6 +290,8 @@ def parse_quantities(
         raw = (a * scale, b * scale if b is not None else a * scale)
         # The following noun is part of the text only when it is the unit ("14 employees").
         ends = [m.end(g) for g in ("a", "b", "scale", "unit", "cur2") if m.group(g)]
+        if measured:
+            ends = [e for e in ends if e <= number_end] + [measured_end]
         if kind.startswith("n:") and kind != "n:" and m.group("noun"):
             ends.append(m.end("noun"))
         text_q = masked[m.start() : max(ends)].strip()
@@ -293,6 +309,25 @@ def parse_quantities(
         )
     out.extend(_proportions(masked))
     return tuple(out), frozenset(years), tuple(dates)
+
+
+_UNIT_AFTER = re.compile(rf"[\s-]?({UNIT_TOKEN.pattern})")
+_COMPOUND = re.compile(r"/|(?<=[A-Za-z])[23²³]$")  # "m/s", "mg/dL", "m2", "ft²"
+
+
+def _measure_after(
+    text: str, pos: int, *, compound_only: bool
+) -> tuple[tuple[str, float], int] | None:
+    """The unit written right after a number ending at ``pos``, read by pint, and its end;
+    with ``compound_only`` (the table read a unit there) only one with a "/" in it."""
+    m = _UNIT_AFTER.match(text, pos)
+    if not m:
+        return None
+    token = m.group(1).rstrip("-_/^")
+    if compound_only and not _COMPOUND.search(token):
+        return None
+    found = measure_of(token)
+    return (found, m.start(1) + len(token)) if found else None
 
 
 # The words before a value that make it a comparison bound ("no more than" before "more

@@ -59,7 +59,8 @@ UNITS: dict[str, tuple[str, float]] = {
     "kilobyte": ("data", 1e-3), "megabyte": ("data", 1), "gigabyte": ("data", 1e3),
     "terabyte": ("data", 1e6),
     "°c": ("celsius", 1), "°f": ("fahrenheit", 1), "degree": ("degree", 1),
-    "sq mi": ("area_mi", 1), "km2": ("area_km", 1), "acre": ("acre", 1), "hectare": ("ha", 1),
+    "sq mi": ("area", 2.589988e6), "km2": ("area", 1e6), "acre": ("area", 4046.856),
+    "hectare": ("area", 1e4),
     # Spelled-out and abbreviated variants of the units above (general table).
     "sec": ("time", 1 / 86400), "yr": ("time", 365.25), "centimetre": ("length", 0.01),
     "centimeter": ("length", 0.01), "millimetre": ("length", 0.001),
@@ -69,8 +70,8 @@ UNITS: dict[str, tuple[str, float]] = {
     "km/h": ("speed", 1), "kph": ("speed", 1), "kmh": ("speed", 1),
     "kilometres per hour": ("speed", 1), "kilometers per hour": ("speed", 1),
     "mph": ("speed", 1.609), "miles per hour": ("speed", 1.609),
-    "square mile": ("area_mi", 1), "sq km": ("area_km", 1), "square kilometre": ("area_km", 1),
-    "square kilometer": ("area_km", 1),
+    "square mile": ("area", 2.589988e6), "sq km": ("area", 1e6), "square kilometre": ("area", 1e6),
+    "square kilometer": ("area", 1e6),
 }  # fmt: skip
 CURRENCIES = {"$": "$", "us$": "usd", "usd": "usd", "dollar": "usd", "€": "eur", "eur": "eur",
              "euro": "eur", "£": "gbp", "gbp": "gbp", "¥": "jpy", "jpy": "jpy", "yen": "jpy",

@@ -86,7 +86,7 @@ __all__ = [
     "VerifiedJudge",
 ]
 
-RULES_VERSION = "v3"
+RULES_VERSION = "v4"
 #: A sentence is "clearly about the same thing" above this cosine / coverage: only then can a
 #: disagreeing value in it become the value_conflict feature.
 _CONTRA_COS = 0.55

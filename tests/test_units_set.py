@@ -1,0 +1,70 @@
+"""The units pair set (tests/units/, issue 32): the same value written in other units, values
+changed across units, same digits in another unit; written blind (tests/units/README.md)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.modules import load_script
+
+UNITS = Path(__file__).resolve().parent / "units"
+FILES = sorted(UNITS.glob("*.jsonl"))
+LABELS = {"supported", "contradicted", "not_found"}
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+@pytest.fixture(scope="module")
+def pairs() -> ModuleType:
+    return load_script(UNITS.parents[1] / "benchmarks" / "pairs.py")
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_each_file_is_well_formed(path: Path) -> None:
+    rows = _rows(path)
+    assert len(rows) >= 90
+    labels: Counter[str] = Counter()
+    for r in rows:
+        assert set(r) == {"premise", "hypothesis", "label", "note"}
+        assert all(str(r[k]).strip() for k in r)
+        labels[r["label"]] += 1
+    assert set(labels) == LABELS
+    assert labels["supported"] >= 35
+    assert labels["contradicted"] >= 35
+    assert len({r["hypothesis"] for r in rows}) == len(rows)
+
+
+# Measured 2026-12-06 (Session 43, judges v4 / r7: pint reads the units the table lacks); bars a
+# little below. (file, backend): (3-way accuracy, contradicted precision, true pairs contradicted)
+GATES = {
+    ("devices_energy", "verifier"): (0.48, 0.75, 2),  # measured 0.516, 0.812 of 16, 2 (v3: 0.452)
+    ("devices_energy", "embedded"): (0.40, 0.75, 2),  # measured 0.441, 0.824 of 17, 2 (r6: 0.333)
+    ("health_transport", "verifier"): (0.49, 0.85, 1),  # measured 0.532, 0.933 of 15, 1 (v3: 0.426)
+    ("health_transport", "embedded"): (0.50, 0.78, 3),  # measured 0.543, 0.850 of 20, 3 (r6: 0.415)
+}
+
+
+@pytest.mark.parametrize(
+    ("stem", "backend"), sorted(GATES), ids=["-".join(k) for k in sorted(GATES)]
+)
+def test_judges_on_units(pairs: ModuleType, stem: str, backend: str) -> None:
+    rows = pairs.load_pairs(UNITS / f"{stem}.jsonl", None)
+    verdicts, scores, _ = pairs.judge_pairs(rows, backend)
+    figures = pairs.figures(rows, verdicts, scores)
+    called = [r["label"] for r, v in zip(rows, verdicts, strict=True) if v == "contradicted"]
+    precision = called.count("contradicted") / len(called) if called else 0.0
+    false_pages = called.count("supported")
+    print(f"\n{stem} {backend}: {figures}, contradicted precision {precision:.3f} of {len(called)}")
+    three_way, min_precision, max_false = GATES[(stem, backend)]
+    assert figures["three_way"] is not None
+    assert figures["three_way"] >= three_way
+    assert precision >= min_precision
+    assert false_pages <= max_false
