@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from groundwatch.judges.claims import terse_claim_parts
 from groundwatch.judges.slots import Slots, parse_slots
+from groundwatch.judges.spelled import number_runs
 from groundwatch.judges.words import STOPWORDS, content_words
 
 __all__ = ["ClaimTarget", "fuzzy_in", "spells"]
@@ -53,6 +54,8 @@ class ClaimTarget:
         slot_words: set[str] = set()
         for q in slots.quantities:
             slot_words.update(content_words(q.text))
+        for run in number_runs(asserted):  # "two thousand gigabytes" is read as "2,000 gigabytes"
+            slot_words.update(content_words(run))
         slot_words.update(str(y) for y in slots.years)
         for _, mon, day in slots.dates:
             slot_words.update(str(x) for x in (mon, day) if x is not None)

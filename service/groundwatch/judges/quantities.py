@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from groundwatch.judges.entities import entity_spans
 from groundwatch.judges.measures import UNIT_TOKEN, measure_of
-from groundwatch.judges.spelled import fractions_as_digits, spell_out
+from groundwatch.judges.spelled import fractions_as_digits, numbers_as_digits, spell_out
 from groundwatch.judges.units import (
     CURRENCIES,
     MONTHS,
@@ -183,7 +183,7 @@ def parse_quantities(
     text: str,
 ) -> tuple[tuple[Quantity, ...], frozenset[int], tuple[tuple[int | None, int, int | None], ...]]:
     dates: list[tuple[int | None, int, int | None]] = []
-    masked = spell_out(text)
+    masked = numbers_as_digits(spell_out(text))
     for rx in (_DATE_ISO, _DATE_MDY, _DATE_DMY, _DATE_MY):
         for m in rx.finditer(masked):
             mon_raw = m.group("mon").lower().rstrip(".")

@@ -3,6 +3,7 @@
 Usage::
 
     spell_out("It takes half an hour.")                 # 'It takes 30 minutes.'
+    numbers_as_digits("three hundred and fifty seats")  # '350 seats'
     fractions_as_digits("three-quarters of the staff")  # '75 percent of the staff'
 
 Fractions ("a third", "two and a half hours", "half the seats") become a share as a percentage
@@ -14,9 +15,11 @@ from __future__ import annotations
 
 import re
 
+from text_to_num import alpha2digit
+
 from groundwatch.judges.units import NUMBER_WORDS, UNIT_PATTERN, to_number, unit_of
 
-__all__ = ["fractions_as_digits", "spell_out"]
+__all__ = ["fractions_as_digits", "number_runs", "numbers_as_digits", "spell_out"]
 
 
 # Fractions written as words: "three-quarters", "a third", "two and a half hours", "half the
@@ -135,3 +138,46 @@ def spell_out(text: str) -> str:
     for rx, repl in _PHRASES:
         text = rx.sub(repl, text)
     return text
+
+
+# Numbers of several words: "three hundred and fifty", "one thousand two hundred", "twenty one",
+# "one point five". The number pattern reads at most two words and no "and", so these became a
+# range ("three hundred and fifty" as 50-300) or a part ("one thousand two hundred" as 100).
+# text2num (MIT) reads the words; a run is only rewritten when it reads as one number, and "and"
+# joins only after hundred, thousand, million ... ("between two and five" is a range).
+_UNITS_WORDS = (
+    "zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+    "fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
+    "eighty|ninety"
+)
+_MULTIPLIERS = "hundred|thousand|million|billion|trillion"
+_NUMBER_RUN = re.compile(
+    rf"(?<![\w.-])(?:{_UNITS_WORDS}|{_MULTIPLIERS})"
+    r"(?:(?:[\s-]+|(?:(?<=hundred)|(?<=thousand)|(?<=million)|(?<=billion)|(?<=trillion))"
+    r"\s+and\s+)"
+    rf"(?:{_UNITS_WORDS}|{_MULTIPLIERS}|point))*(?![\w-])",
+    re.I,
+)
+_A_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _as_digits(run: str) -> str | None:
+    """The digits a run of number words stands for, or None: not one number."""
+    if len(re.findall(r"[a-z]+", run, re.I)) < 2:
+        return None
+    read = alpha2digit(run.lower(), "en")
+    if not _A_NUMBER.fullmatch(read):
+        return None
+    # "1,200 seats", not "1200 seats": four digits alone read as a year
+    return f"{int(read):,}" if read.isdigit() else read
+
+
+def numbers_as_digits(text: str) -> str:
+    """``text`` with its numbers of several words ("three hundred and fifty") as digits."""
+    return _NUMBER_RUN.sub(lambda m: _as_digits(m.group(0)) or m.group(0), text)
+
+
+def number_runs(text: str) -> list[str]:
+    """The numbers of several words in ``text`` that :func:`numbers_as_digits` rewrites, as
+    written: their words are a value, not words the passages must contain."""
+    return [m.group(0) for m in _NUMBER_RUN.finditer(text) if _as_digits(m.group(0))]
