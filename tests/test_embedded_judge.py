@@ -226,6 +226,16 @@ def test_one_embed_call_per_batch(embedder: CachedEmbedder) -> None:
     assert all(not isinstance(r, JudgeError) for r in results)
 
 
+def test_load_judges_one_warm_up_trace_once(embedder: CachedEmbedder) -> None:
+    # what loads lazily is loaded by load(), not by the first real batch; a second load is free
+    counting = CountingEmbedder(embedder)
+    judge = EmbeddedJudge(counting)
+    judge.load()
+    assert counting.calls == 1
+    judge.load()
+    assert counting.calls == 1
+
+
 def test_evaluator_builds_records(judge: EmbeddedJudge) -> None:
     trace = _trace(
         "How long is the refund window?",

@@ -337,6 +337,14 @@ class RecordingVerdicts(VerdictModel):
         return super().decide(features)
 
 
+def test_load_warms_the_verifier_and_leaves_no_counts(embedder: CachedEmbedder) -> None:
+    counting = CountingVerifier()
+    judge = EmbeddedJudge(embedder, verifier=counting)
+    judge.load()
+    assert counting.calls >= 1  # the warm-up trace ran the model once
+    assert not judge.stats  # and is not counted among the claims judged
+
+
 def test_two_verifier_calls_per_batch_and_verbatim_skips_them(embedder: CachedEmbedder) -> None:
     """The sentences first (the sentence cascade), then the windows of the claims they leave
     undecided: two calls, whatever the number of claims."""

@@ -137,6 +137,9 @@ class VerifiedJudge(EmbeddedJudge):
         #: How claims were decided: "verbatim" (cascade, no model) or "model".
         self.stats: Counter[str] = Counter()
 
+    def _after_warm_up(self) -> None:
+        self.stats.clear()
+
     # ------------------------------------------------------------------ Judge protocol
     @property
     def version(self) -> str:
