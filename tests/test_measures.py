@@ -133,3 +133,15 @@ def test_unit_text_is_the_span() -> None:
     q = _one("Each anchor is rated at 12 kN in concrete.")
     assert q.text == "12 kN"
     assert q.value == pytest.approx(12_000.0)
+
+
+def test_units_read_from_many_threads_at_once() -> None:
+    # judge workers are threads; the cache is bypassed so that every call reads pint
+    from concurrent.futures import ThreadPoolExecutor
+
+    from groundwatch.judges.measures import _measure
+
+    tokens = ["kWh", "mAh", "MPa", "mg/dL", "Gbps", "knots", "in", "has"] * 25
+    expected = [_measure(t) for t in tokens]
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(measure_of.__wrapped__, tokens)) == expected

@@ -27,6 +27,7 @@ gets a kind named after its dimension (energy, power, pressure, charge ...) and 
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from functools import lru_cache
 from typing import Any
@@ -108,7 +109,8 @@ def _dimensions() -> tuple[dict[Any, tuple[str, str]], dict[Any, str]]:
 
 def load_units() -> None:
     """Build pint's registry now (about 0.3 s), so the first trace does not pay for it."""
-    _dimensions()
+    with _PINT_LOCK:
+        _dimensions()
 
 
 def _spellings(definition: Any) -> set[str]:
@@ -154,9 +156,19 @@ def _parse(token: str, ureg: Any) -> Any:
         return None
 
 
+# pint's registry is not documented as safe for concurrent parsing (its initialisation is not:
+# hgrecco/pint#2039) and judge workers are threads: a cache miss reads it under this lock.
+_PINT_LOCK = threading.Lock()
+
+
 @lru_cache(maxsize=4096)
 def measure_of(token: str) -> tuple[str, float] | None:
     """(kind, factor to the kind's base unit) of a unit written as ``token``, or None."""
+    with _PINT_LOCK:
+        return _measure(token)
+
+
+def _measure(token: str) -> tuple[str, float] | None:
     token = unicodedata.normalize("NFKC", token.strip().rstrip("."))
     if not token or (token.islower() and token in STOPWORDS):
         return None
