@@ -4,7 +4,7 @@ Usage::
 
     measure_of("kWh")      # ('energy', 3600000.0): joules
     measure_of("mAh")      # ('charge', 3.6): coulombs
-    measure_of("µg/m³")    # ('[mass] / [length] ** 3', 1e-09): kilograms per cubic metre
+    measure_of("µg/m³")    # ('concentration', 1e-09): kilograms per cubic metre
     measure_of("nmi")      # ('length', 1852.0): the table's kind and base unit
     measure_of("has")      # None: a verb, not hectares
 
