@@ -52,6 +52,9 @@ GATES = {
     # numbers of several words read with text2num (before: pint alone, same session)
     ("number_words", "verifier"): (0.58, 0.75, 4),  # measured 0.622, 0.800 of 25, 4 (0.544)
     ("number_words", "embedded"): (0.62, 0.75, 4),  # measured 0.667, 0.800 of 25, 4 (0.567)
+    # dates in other formats, computed deadlines: a baseline (no date code changed), 2026-12-06
+    ("dates", "verifier"): (0.46, 0.80, 1),  # measured 0.500, 0.889 of 9, 0
+    ("dates", "embedded"): (0.43, 0.55, 7),  # measured 0.467, 0.630 of 27, 6
 }
 
 
