@@ -54,7 +54,7 @@ _PREFIXED = frozenset(
 #: Bases written without a prefix.
 _PLAIN = frozenset(
     {
-        "minute", "hour", "day", "week", "month", "year", "millimeter_Hg",
+        "minute", "hour", "day", "week", "month", "year",
         "pound_force_per_square_inch", "knot", "mile_per_hour", "kilometer_per_hour",
         "horsepower", "hectare", "acre", "teaspoon", "tablespoon", "gallon", "nautical_mile",
         "revolutions_per_minute", "mile", "foot", "inch", "yard", "pound", "ounce", "stone",
@@ -125,8 +125,6 @@ def _written_as_unit(part: str, ureg: Any, alone: bool) -> bool:
     spelled = part.replace("-", "_")
     try:
         readings = ureg.parse_unit_name(spelled)
-        if not readings and spelled.istitle() and len(spelled) > 3:  # "Calories", "Watts"
-            readings = ureg.parse_unit_name(spelled.lower())
     except Exception:  # pint raises several kinds for text it cannot read
         return False
     for prefix, base, _suffix in readings:
@@ -149,7 +147,12 @@ def _written_as_unit(part: str, ureg: Any, alone: bool) -> bool:
     return False
 
 
-def _parse(token: str, ureg: Any) -> Any:
+def _unit_written(token: str, ureg: Any) -> Any:
+    """pint's unit for ``token`` when every part of it is written as a unit, else None."""
+    parts = [p for p in re.split(r"[/·*^]|(?<=[A-Za-zμµ])[0-9]+", token) if p]
+    alone = parts == [token]
+    if not parts or not all(_written_as_unit(p, ureg, alone) for p in parts):
+        return None
     try:
         return ureg.parse_units(_EXPONENT.sub(r"**\1", token.replace("·", "*").replace("-", "_")))
     except Exception:  # pint raises several kinds for text it cannot read
@@ -174,14 +177,11 @@ def _measure(token: str) -> tuple[str, float] | None:
         return None
     if not UNIT_TOKEN.fullmatch(token):
         return None
-    parts = [p for p in re.split(r"[/·*^]|(?<=[A-Za-zμµ])[0-9]+", token) if p]
     ureg = _registry()
-    alone = parts == [token]
-    if not parts or not all(_written_as_unit(p, ureg, alone) for p in parts):
-        return None
-    unit = _parse(token, ureg)
-    if unit is None and token.istitle() and len(token) > 3:  # "Calories", "Watts"
-        unit = _parse(token.lower(), ureg)
+    # As written, then a capitalised name in lower case ("Calories", "Watts").
+    unit = _unit_written(token, ureg)
+    if unit is None and token.istitle() and len(token) > 3:
+        unit = _unit_written(token.lower(), ureg)
     if unit is None:
         return None
     names = set(unit._units)  # canonical names, prefixes included

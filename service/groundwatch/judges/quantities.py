@@ -319,7 +319,7 @@ def _measure_after(
     text: str, pos: int, *, compound_only: bool
 ) -> tuple[tuple[str, float], int] | None:
     """The unit written right after a number ending at ``pos``, read by pint, and its end;
-    with ``compound_only`` (the table read a unit there) only one with a "/" in it."""
+    with ``compound_only`` (the table read a unit there) only a compound one ("m/s", "m2")."""
     m = _UNIT_AFTER.match(text, pos)
     if not m:
         return None

@@ -17,7 +17,7 @@ import re
 
 from text_to_num import alpha2digit
 
-from groundwatch.judges.units import NUMBER_WORDS, UNIT_PATTERN, to_number, unit_of
+from groundwatch.judges.units import NUMBER_WORDS, SCALES, UNIT_PATTERN, to_number, unit_of
 
 __all__ = ["fractions_as_digits", "number_runs", "numbers_as_digits", "spell_out"]
 
@@ -145,17 +145,20 @@ def spell_out(text: str) -> str:
 # range ("three hundred and fifty" as 50-300) or a part ("one thousand two hundred" as 100).
 # text2num (MIT) reads the words; a run is only rewritten when it reads as one number, and "and"
 # joins only after hundred, thousand, million ... ("between two and five" is a range).
-_UNITS_WORDS = (
-    "zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
-    "fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
-    "eighty|ninety"
+# Its words: the number table's cardinals ("dozen", "twice", "single" ... are no part of one)
+# and its scales written out ("hundred", "thousand" ..., not "k" or "bn").
+_CARDINALS = "|".join(
+    w
+    for w, v in sorted(NUMBER_WORDS.items(), key=lambda kv: -len(kv[0]))
+    if isinstance(v, int) and v < 100 and w not in {"dozen", "single", "twice", "double", "triple"}
 )
-_MULTIPLIERS = "hundred|thousand|million|billion|trillion"
+_MULTIPLIER_WORDS = [w for w, v in SCALES.items() if v >= 100 and len(w) > 2]
+_MULTIPLIERS = "|".join(_MULTIPLIER_WORDS)
+_AFTER_MULTIPLIER = "|".join(f"(?<={w})" for w in _MULTIPLIER_WORDS)  # fixed-width each
 _NUMBER_RUN = re.compile(
-    rf"(?<![\w.-])(?:{_UNITS_WORDS}|{_MULTIPLIERS})"
-    r"(?:(?:[\s-]+|(?:(?<=hundred)|(?<=thousand)|(?<=million)|(?<=billion)|(?<=trillion))"
-    r"\s+and\s+)"
-    rf"(?:{_UNITS_WORDS}|{_MULTIPLIERS}|point))*(?![\w-])",
+    rf"(?<![\w.-])(?:{_CARDINALS}|{_MULTIPLIERS})"
+    rf"(?:(?:[\s-]+|(?:{_AFTER_MULTIPLIER})\s+and\s+)(?:{_CARDINALS}|{_MULTIPLIERS}|point))*"
+    r"(?![\w-])",
     re.I,
 )
 _A_NUMBER = re.compile(r"\d+(?:\.\d+)?")
