@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from collections import Counter
@@ -26,18 +25,12 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from groundwatch.judges.sentences import split_sentences
-
-_BULLET = re.compile(r"^\s*(?:[-*•●▪◦–]|\d{1,2}[.)]|[a-z][.)])\s+")
-_LINES = re.compile(r"\n+|(?<=\S)\s+(?=(?:[•●▪]|\d{1,2}\))\s)")
-
-
-def _lines(text: str) -> list[str]:
-    return [s for s in (_BULLET.sub("", raw).strip() for raw in _LINES.split(text)) if s]
+from groundwatch.judges.sentences import sentence_lines, split_sentences, strip_bullet
 
 
 def _norm(sentence: str) -> str:
-    return re.sub(r"\s+", " ", _BULLET.sub("", sentence.strip())).strip()
+    """A sentence as compared: bullet marker dropped, whitespace collapsed."""
+    return " ".join(strip_bullet(sentence.strip()).split())
 
 
 def _libraries() -> dict[str, Callable[[str], list[str]]]:
@@ -86,7 +79,7 @@ def _libraries() -> dict[str, Callable[[str], list[str]]]:
 
 def _per_line(lib: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
     """groundwatch's line and bullet handling, then ``lib`` inside each line."""
-    return lambda text: [s for line in _lines(text) for s in lib(line)]
+    return lambda text: [s for line in sentence_lines(text) for s in lib(line)]
 
 
 def score(

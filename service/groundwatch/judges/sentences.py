@@ -16,7 +16,7 @@ import re
 
 from groundwatch.judges.words import word_set
 
-__all__ = ["split_sentences", "strip_citations"]
+__all__ = ["sentence_lines", "split_sentences", "strip_bullet", "strip_citations"]
 
 
 _ABBREVIATIONS = word_set(
@@ -34,6 +34,7 @@ _CITATION = re.compile(
 _BULLET = re.compile(r"^\s*(?:[-*•●▪◦–]|\d{1,2}[.)]|[a-z][.)])\s+")
 
 
+_LINES = re.compile(r"\n+|(?<=\S)\s+(?=(?:[•●▪]|\d{1,2}\))\s)")
 # A sentence end: . ! ? (optionally followed by quotes/brackets), then whitespace.
 _END = re.compile(r"([.!?]+[\"'”’)\]]*)(\s+)")
 # Sentences glued without a space, common in scraped passages: "Mackay.The Honoured Society".
@@ -57,17 +58,25 @@ def _is_abbreviation(chunk: str) -> bool:
     return bool(re.fullmatch(r"(?:[a-z]\.)*[a-z]", last))
 
 
+def sentence_lines(text: str) -> list[str]:
+    """The lines and list items of ``text`` (a run-in "1) ... 2) ..." list too), bullet markers
+    dropped: each holds one sentence or more."""
+    lines = (strip_bullet(raw).strip() for raw in _LINES.split(text))
+    return [line for line in lines if line]
+
+
+def strip_bullet(line: str) -> str:
+    """``line`` without its list marker ("- ", "• ", "2) ", "a. ")."""
+    return _BULLET.sub("", line)
+
+
 def split_sentences(text: str) -> list[str]:
     """Split ``text`` into sentences; bullets and lines are separate items, citations removed."""
     if not text or not text.strip():
         return []
-    text = strip_citations(text)
     sentences: list[str] = []
-    for raw_line in re.split(r"\n+|(?<=\S)\s+(?=(?:[•●▪]|\d{1,2}\))\s)", text):
-        line = _BULLET.sub("", raw_line).strip()
-        if not line:
-            continue
-        line = _GLUED.sub(". ", line)
+    for raw_line in sentence_lines(strip_citations(text)):
+        line = _GLUED.sub(". ", raw_line)
         start = 0
         for m in _END.finditer(line):
             end = m.end(1)
