@@ -9,7 +9,8 @@ Each line: ``{premise, hypothesis, label}`` with label supported / contradicted 
 (3-class) or supported / unsupported (binary). Two modes:
 
 * default: the whole judge, each pair as a trace (the premise the only passage, the hypothesis
-  the answer, no question). The pair's verdict is the worst claim verdict (contradicted >
+  the answer, the pair's ``question`` when it has one). The pair's verdict is the worst claim
+  verdict (contradicted >
   not found > supported); its support score is the trace's faithfulness, ties broken by the
   claims' verifier scores;
 * ``--raw``: the verifier alone on (evidence window, hypothesis), windows cut as in training.
@@ -81,7 +82,10 @@ def judge_pairs(
     evaluator = Evaluator(judge)
     traces = [
         RagTrace(
-            trace_id=f"pair-{i}", question="", contexts=[str(r["premise"])], answer=r["hypothesis"]
+            trace_id=f"pair-{i}",
+            question=str(r.get("question") or ""),
+            contexts=[str(r["premise"])],
+            answer=r["hypothesis"],
         )
         for i, r in enumerate(rows)
     ]
