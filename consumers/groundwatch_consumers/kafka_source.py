@@ -9,7 +9,10 @@ Usage::
 Threads: this loop owns the ``KafkaConsumer`` (poll, decode, DLQ, commit); worker threads
 (workers.py) run the processor. Between them a :class:`~groundwatch_consumers.backpressure.WorkQueue` bounded in
 traces: when it is full, partitions are paused and polling goes on. An offset is committed only
-once the trace is durable (``TraceProcessor.record`` returned, or its DLQ copy acknowledged).
+once the trace is durable (``TraceProcessor.record`` returned, or its DLQ copy acknowledged,
+or its DLQ copy given up after ``dlq_retry_s``: counted, logged, committed past).
+Compressed records are inflated within bounds before the client materialises them (inflate.py):
+one too large arrives as a bounded marker and is dead-lettered as ``oversize``.
 Retriable failures (store, broker) back off and retry without committing; anything else stops
 the consumer and ``run()`` raises, so the process restarts.
 """
@@ -38,6 +41,7 @@ from groundwatch_consumers.backpressure import PartitionGate
 from groundwatch_consumers.config import KafkaUnavailableError, any_reachable, client_config
 from groundwatch_consumers.decode import decode_fast
 from groundwatch_consumers.dlq import DeadLetterPublisher
+from groundwatch_consumers.inflate import FetchGuard, InflateBounds
 from groundwatch_consumers.lag import ConsumerLagGauge
 from groundwatch_consumers.offsets import OffsetTracker
 from groundwatch_consumers.results import build_producer
@@ -138,6 +142,15 @@ class KafkaTraceConsumer:
             "Partition assignments received from the group (1 on join; more = rebalances).",
             registry=registry,
         )
+        self._guard = FetchGuard(InflateBounds.for_limit(self.limits.max_bytes), registry)
+        self._dlq_skipped = Counter(
+            "groundwatch_consumer_dead_letters_skipped",
+            "Dead letters given up and committed past: the broker refused even a minimal copy "
+            "(rejected) or stayed unreachable for dlq_retry_s (unavailable).",
+            ["reason"],
+            registry=registry,
+        )
+        self._turned = time.monotonic()  # when the consumer loop last went round
         self.health = Health()
         self.workers = EvaluationWorkers(
             processor=processor,
@@ -178,6 +191,11 @@ class KafkaTraceConsumer:
             and not self.health.failing()
             and self._fatal is None
         )
+
+    def live(self) -> bool:
+        """False while the consumer loop has not gone round for ``stall_after_s``: blocked,
+        not idle (an idle loop polls every ``poll_timeout_ms``). For /healthz."""
+        return not self._running or time.monotonic() - self._turned < self.options.stall_after_s
 
     def failing(self) -> dict[str, str]:
         """Stage -> last error, for the stages failing now (empty when healthy)."""
@@ -234,6 +252,7 @@ class KafkaTraceConsumer:
     def _connect(self) -> Any:
         delay = self.options.backoff_initial_s
         while not self._stop.is_set():
+            self._turned = time.monotonic()
             try:
                 consumer = self._consumer_factory()
                 consumer.subscribe([self.kafka.topic], listener=_Listener(self))
@@ -244,6 +263,7 @@ class KafkaTraceConsumer:
                 delay = min(delay * 2, self.options.backoff_max_s)
                 continue
             self.health.recover("broker")
+            self._guard.install(consumer)
             self._consumer = consumer
             self._gate = PartitionGate(consumer, self._paused_gauge.set)
             if self._dlq is None:
@@ -257,6 +277,7 @@ class KafkaTraceConsumer:
     def _loop(self, consumer: Any) -> None:
         depth = self.processor.metrics.queue_depth.labels(queue=SOURCE)
         while not self._stop.is_set():
+            self._turned = time.monotonic()
             self._feed()
             batch = consumer.poll(timeout_ms=self.options.poll_timeout_ms)
             if batch:
@@ -276,6 +297,10 @@ class KafkaTraceConsumer:
             tracing = self.spans.enabled
             for rec in records:
                 raw = rec.value if rec.value is not None else b""
+                bounded = self._guard.rejection(rec.headers)
+                if bounded is not None:
+                    dead.append((rec, bounded))
+                    continue
                 parent = self.spans.extract(rec.headers) if tracing else None
                 try:
                     # Only messages with a producer context get a decode span: a root span per
@@ -301,25 +326,43 @@ class KafkaTraceConsumer:
             self._dead_letter(dead)
 
     def _dead_letter(self, dead: list[tuple[Any, TraceDecodeError]]) -> None:
+        """Each copy is written, or given up after ``dlq_retry_s`` (counted and logged); either
+        way its offset is done. Only a stop leaves offsets uncommitted (re-delivered)."""
         assert self._dlq is not None
-        delay = self.options.backoff_initial_s
-        while True:
-            try:
-                for rec, exc in dead:
-                    self._dlq.send(rec, exc.reason, exc.detail)
-                self._dlq.flush()
-                break
-            except KafkaUnavailableError as err:
-                self.health.fail("dlq", err)
-                self._retries.labels(stage="dlq").inc()
-                if self._stop.wait(delay):
-                    return  # offsets stay uncommitted: re-delivered and dead-lettered again
-                delay = min(delay * 2, self.options.backoff_max_s)
-        self.health.recover("dlq")
         for rec, exc in dead:
+            outcome = self._dlq.publish(
+                rec,
+                exc.reason,
+                exc.detail,
+                size=getattr(exc, "size", None),
+                retry_s=self.options.dlq_retry_s,
+                backoff=(self.options.backoff_initial_s, self.options.backoff_max_s),
+                wait=self._stop.wait,
+                on_retry=self._dlq_retry,
+            )
+            if outcome == "stopped":
+                return
+            if outcome != "written":
+                self._dlq_skipped.labels(reason=outcome).inc()
+                log.error(
+                    "dead letter for %s[%d]@%d (%s) not written (%s): skipped, committing past it",
+                    rec.topic,
+                    rec.partition,
+                    rec.offset,
+                    exc.reason,
+                    outcome,
+                )
+            self.health.recover("dlq")
             self.processor.metrics.rejected.labels(source=SOURCE, reason=exc.reason).inc()
-            tp = TopicPartition(rec.topic, rec.partition)
-            self.tracker.done(tp, [rec.offset])
+            self.tracker.done(TopicPartition(rec.topic, rec.partition), [rec.offset])
+
+    def _dlq_retry(self, err: Exception) -> None:
+        """While a dead letter is retried the loop does not go round: readiness and lag are
+        kept true from here."""
+        self.health.fail("dlq", err)
+        self._retries.labels(stage="dlq").inc()
+        if self._consumer is not None:
+            self._update_lag(self._consumer)
 
     def _feed(self) -> None:
         """Move held-back units into the queue; pause when it is full, resume when drained."""

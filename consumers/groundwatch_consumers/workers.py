@@ -76,6 +76,11 @@ class ConsumerOptions:
     # stale; their end offsets are asked for this often instead, each call bounded.
     lag_refresh_s: float = 2.0
     lag_refresh_timeout_ms: int = 1000
+    # A dead letter the broker keeps failing is retried this long, then skipped (counted,
+    # logged) and committed past: one bad message never stops a partition for good.
+    dlq_retry_s: float = 30.0
+    # The consumer loop not turning for this long (blocked, not idle) makes it not live.
+    stall_after_s: float = 120.0
     handle_signals: bool = True
     consumer_overrides: dict[str, Any] = field(default_factory=dict)
     producer_overrides: dict[str, Any] = field(default_factory=dict)

@@ -295,6 +295,10 @@ class Runtime:
         if self.consumer is not None and self._started:
             thread = self._consumer_thread
             checks["kafka_consumer"] = thread is not None and thread.is_alive()
+            # A loop blocked (not idle) past stall_after_s scores nothing; a restart re-joins.
+            live = getattr(self.consumer, "live", None)
+            if checks["kafka_consumer"] and live is not None:
+                checks["kafka_loop"] = bool(live())
         return checks
 
     def readiness(self) -> dict[str, bool]:
