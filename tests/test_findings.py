@@ -278,8 +278,8 @@ def test_two_replicas_add_each_finding_once(make_findings: Callable[[int], FStor
 
 def test_http_routes(unique_name: str) -> None:
     settings = _settings(unique_name)
-    store = MemoryFindingStore(settings)
-    clock = FakeClock.aligned()
+    clock = FakeClock.aligned()  # up to an hour ahead: the store reads the same clock
+    store = MemoryFindingStore(settings, clock=clock)
     windows = MemoryWindowStore(settings, clock=clock)
     store.add([finding(i, clock() - i, tenant="acme" if i % 2 else "beta") for i in range(6)])
     windows.observe_ingest([obs(f"t{i}", clock() - 1, {"tenant": "acme"}) for i in range(3)])

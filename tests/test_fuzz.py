@@ -88,7 +88,7 @@ def _decode(raw: bytes) -> None:
     except TraceDecodeError as exc:
         error = exc
     if error is not None:
-        assert error.reason in ("not_utf8", "not_json", "schema", "oversize")
+        assert error.reason in ("not_utf8", "not_json", "schema", "oversize", "timestamp")
         assert isinstance(error.detail, str)
         json.dumps(error.errors)  # always serialisable: it goes into HTTP bodies and DLQ headers
 

@@ -24,6 +24,7 @@ bearer header comes with the request; ``GET /page/main`` is the same fragment fo
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -36,7 +37,7 @@ from pydantic import BaseModel, Field
 
 from groundwatch.api.page_render import PageFilters, render_main
 from groundwatch.contract.record import Conflict
-from groundwatch.observability.precision_collector import precision_by_slice
+from groundwatch.observability.precision_collector import precision_from_counts
 from groundwatch.observability.windows_collector import build_report, report_to_json
 from groundwatch.settings import Settings
 from groundwatch.state.bucket_reader import WindowReader, as_reader
@@ -135,8 +136,20 @@ class FindingsPageOut(BaseModel):
     total: int = Field(description="Findings matching the filter (kept ones only).")
 
 
+# 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59Z as unix seconds (datetime.max.timestamp()
+# rounds up to year 10000).
+_TIME_RANGE = (-62_135_596_800.0, 253_402_300_799.0)
+
+
 def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds")
+    """RFC 3339 UTC; never raises: a stored time outside datetime's range (a finding stored
+    before ingest bounded trace times, such as year 10000 in UTC) is shown at the nearest
+    representable instant, and a time that is not a number as the epoch."""
+    safe = min(max(ts, _TIME_RANGE[0]), _TIME_RANGE[1]) if math.isfinite(ts) else 0.0
+    try:
+        return datetime.fromtimestamp(safe, UTC).isoformat(timespec="milliseconds")
+    except (OverflowError, ValueError, OSError):  # a platform with a narrower time range
+        return datetime.fromtimestamp(0.0, UTC).isoformat(timespec="milliseconds")
 
 
 def _label_out(label: FindingLabel | None) -> LabelOut | None:
@@ -155,7 +168,7 @@ def _out(f: Finding) -> FindingOut:
         id=f.key,
         trace_id=f.trace_id,
         claim_index=f.claim_index,
-        ts=f.ts,
+        ts=f.ts if math.isfinite(f.ts) else 0.0,  # JSON has no infinity
         time=_iso(f.ts),
         slices=f.slices,
         claim=f.claim,
@@ -230,7 +243,7 @@ def page_router(
                 page = store.page(limit=100, cursor=None, slice_filter=filters.slices or None)
                 found, total = page.items, page.total
             version = judge_version() if judge_version is not None else None
-            estimate = precision_by_slice(store.labelled(), version)[ALL]
+            estimate = precision_from_counts(store.label_counts(), version)[ALL]
             report = report_to_json(build_report(as_reader(windows), settings))
         except StoreUnavailableError as exc:
             log.warning("state store unavailable: %s", exc)

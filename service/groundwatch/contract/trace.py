@@ -17,8 +17,10 @@ removed), so no judge ever parses ``$1\u200b25`` as ``$1``.
 from __future__ import annotations
 
 import json
+import math
+import time
 import unicodedata
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -32,6 +34,8 @@ from groundwatch.contract.text import (
 
 __all__ = [
     "CONTRACT_VERSION",
+    "EARLIEST_TIMESTAMP",
+    "MAX_FUTURE_SKEW_S",
     "Citation",
     "ContextPassage",
     "DecodeReason",
@@ -39,6 +43,7 @@ __all__ = [
     "TraceDecodeError",
     "TraceLimits",
     "check_limits",
+    "check_timestamp",
     "decode_trace",
     "encoded_size",
     "parse_json",
@@ -49,7 +54,17 @@ CONTRACT_VERSION = "v1"
 
 #: Why a message never became a scored trace. ``unprocessable``: it decoded and validated, but
 #: processing it failed on its own (a dead-letter reason of the Kafka consumer, never of HTTP).
-DecodeReason = Literal["not_utf8", "not_json", "schema", "oversize", "unprocessable"]
+#: ``timestamp``: a trace time outside :data:`EARLIEST_TIMESTAMP` .. now +
+#: :data:`MAX_FUTURE_SKEW_S` (:func:`check_timestamp`).
+DecodeReason = Literal["not_utf8", "not_json", "schema", "oversize", "timestamp", "unprocessable"]
+
+#: Earliest trace time accepted (2000-01-01T00:00:00Z): an earlier one is a clock or unit error.
+EARLIEST_TIMESTAMP = 946_684_800.0
+#: How far past the receiver's clock a trace time may be (clock skew, seconds). The windows
+#: count such a trace now and the findings store keeps its finding at now; a trace further
+#: ahead is refused on every ingest path (reason ``timestamp``), so it can never sort above
+#: every real finding, nor carry a time that cannot be formatted (year 10000 in UTC).
+MAX_FUTURE_SKEW_S = 300.0
 
 
 class TraceDecodeError(ValueError):
@@ -225,7 +240,10 @@ class RagTrace(BaseModel):
         ]
 
 
-def check_limits(trace: RagTrace, limits: TraceLimits) -> None:
+def check_limits(trace: RagTrace, limits: TraceLimits, *, now: float | None = None) -> None:
+    """Size limits and the timestamp range (:func:`check_timestamp`): every ingest path calls
+    this on a validated trace, so a rejection has the same reason on all of them."""
+    check_timestamp(trace.timestamp, time.time() if now is None else now)
     if len(trace.question) > limits.max_question_chars:
         raise TraceDecodeError(
             "oversize", f"question: longer than {limits.max_question_chars} chars"
@@ -241,6 +259,30 @@ def check_limits(trace: RagTrace, limits: TraceLimits) -> None:
             )
     _check_attributes(trace.attributes, limits)
     _check_citations(trace.citations or [], limits)
+
+
+def check_timestamp(value: datetime | None, now: float) -> None:
+    """Refuse (reason ``timestamp``) a trace time before :data:`EARLIEST_TIMESTAMP`, more than
+    :data:`MAX_FUTURE_SKEW_S` after ``now``, or with no UTC equivalent a datetime can hold
+    (``9999-12-31T23:59:59-12:00`` is year 10000 in UTC). Absent: receive time, always fine."""
+    if value is None:
+        return
+    try:
+        ts = value.timestamp()
+        value.astimezone(UTC)  # an aware time whose UTC date leaves datetime's range
+    except (OverflowError, ValueError, OSError):
+        ts = -math.inf if value.year < 2000 else math.inf
+    if ts < EARLIEST_TIMESTAMP:
+        problem = "is before 2000-01-01T00:00:00Z"
+    elif not ts <= now + MAX_FUTURE_SKEW_S:
+        problem = f"is more than {MAX_FUTURE_SKEW_S:.0f} s ahead of the receiver's clock"
+    else:
+        return
+    raise TraceDecodeError(
+        "timestamp",
+        f"timestamp: {problem}",
+        [{"field": "timestamp", "message": problem, "type": "timestamp_range"}],
+    )
 
 
 def _check_attributes(attributes: dict[str, str], limits: TraceLimits) -> None:

@@ -1,10 +1,14 @@
 """The judge's contradicted precision on this deployment, measured from triage labels, read
-from the finding store at scrape time.
+from the finding store's label counts at scrape time.
 
 Usage::
 
     registry.register(PrecisionCollector(finding_store, judge_version=lambda: judge.version))
-    estimate = precision_by_slice(store.labelled())[("all", "all")]   # the page's numbers
+    estimate = precision_from_counts(store.label_counts())[("all", "all")]   # the page's numbers
+
+A scrape reads the store's label counts (kept as labels change: O(series), never every
+labelled finding), and concurrent scrapes share one read: a scrape that arrives while another
+reads waits for that read and exports its result.
 
 Every finding is a claim the judge called *contradicted*; an engineer's label says whether it
 was (*right*) or not (*wrong*); *unsure* counts as labelled but not in the estimate. Precision
@@ -28,6 +32,8 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
@@ -35,9 +41,21 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from groundwatch.state.buckets import ALL, SliceId
-from groundwatch.state.stores import LABELS, Finding, FindingStore, StoreUnavailableError
+from groundwatch.state.stores import (
+    LABELS,
+    Finding,
+    FindingStore,
+    LabelCounts,
+    StoreUnavailableError,
+)
 
-__all__ = ["PrecisionCollector", "PrecisionEstimate", "precision_by_slice", "wilson_interval"]
+__all__ = [
+    "PrecisionCollector",
+    "PrecisionEstimate",
+    "precision_by_slice",
+    "precision_from_counts",
+    "wilson_interval",
+]
 
 log = logging.getLogger(__name__)
 
@@ -76,9 +94,9 @@ class PrecisionEstimate:
     def interval(self) -> tuple[float, float] | None:
         return wilson_interval(self.right, self.decided) if self.decided else None
 
-    def add(self, label: str) -> None:
+    def add(self, label: str, n: int = 1) -> None:
         if label in LABELS:
-            setattr(self, label, getattr(self, label) + 1)
+            setattr(self, label, getattr(self, label) + n)
 
 
 def precision_by_slice(
@@ -96,8 +114,22 @@ def precision_by_slice(
     return out
 
 
+def precision_from_counts(
+    counts: LabelCounts, judge_version: str | None = None
+) -> dict[SliceId, PrecisionEstimate]:
+    """:func:`precision_by_slice` from a store's :data:`~groundwatch.state.stores.LabelCounts`
+    (of ``judge_version`` only, when given): the same figures, at O(series)."""
+    out: dict[SliceId, PrecisionEstimate] = {ALL: PrecisionEstimate()}
+    for (version, key, value, label), n in sorted(counts.items()):
+        if judge_version is not None and version != judge_version:
+            continue
+        out.setdefault((key, value), PrecisionEstimate()).add(label, n)
+    return out
+
+
 class PrecisionCollector(Collector):
-    """Exports :func:`precision_by_slice` of the store's labelled findings at every scrape. A
+    """Exports :func:`precision_from_counts` of the store's label counts at every scrape.
+    Concurrent scrapes share one read of the store (so N scrapers cost one read, not N). A
     store that cannot be read exports nothing for that scrape (logged; never raised)."""
 
     def __init__(
@@ -105,11 +137,24 @@ class PrecisionCollector(Collector):
     ):
         self._store = store
         self._version = judge_version
+        self._lock = threading.Lock()
+        self._last: tuple[float, LabelCounts] | None = None  # (monotonic end of read, counts)
+
+    def _counts(self) -> LabelCounts:
+        """The store's label counts: read now, or by a read that ended after this call began
+        (one read shared by every scrape that waited for it)."""
+        asked = time.monotonic()
+        with self._lock:
+            if self._last is not None and self._last[0] >= asked:
+                return self._last[1]
+            counts = self._store.label_counts()
+            self._last = (time.monotonic(), counts)
+            return counts
 
     def collect(self) -> Iterator[Metric]:
         try:
             version = self._version() if callable(self._version) else self._version
-            estimates = precision_by_slice(self._store.labelled(), version)
+            estimates = precision_from_counts(self._counts(), version)
         except StoreUnavailableError as exc:
             log.warning("finding store unavailable for the precision gauges: %s", exc)
             return

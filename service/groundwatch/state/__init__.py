@@ -4,7 +4,8 @@ baseline, bounded slice labels and the drift statistics computed from windows.
 
 Modules: ``stores`` (interfaces), ``buckets`` (bucket layout and summaries), ``bucket_reader``
 (the read side shared by every window store), ``windows`` (in-memory window store),
-``findings`` (in-memory finding store), ``redis_store``, ``baseline``, ``slices``, ``drift``.
+``findings`` (in-memory finding store), ``redis_store``, ``redis_findings`` (the Redis finding
+store), ``baseline``, ``slices``, ``drift``.
 """
 
 __all__ = [
@@ -13,6 +14,7 @@ __all__ = [
     "buckets",
     "drift",
     "findings",
+    "redis_findings",
     "redis_store",
     "slices",
     "stores",

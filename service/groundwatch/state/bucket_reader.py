@@ -15,6 +15,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from groundwatch.contract.trace import MAX_FUTURE_SKEW_S
 from groundwatch.settings import WindowSettings
 from groundwatch.state.buckets import (
     ALL,
@@ -66,7 +67,7 @@ def as_reader(store: object) -> WindowReader:
 # The bounds: a trace up to this far in the future is clock skew and counts now; further ahead
 # it is rejected (not counted in any window). In the past, anything within the retention counts
 # at its own time (coarse buckets when the fine ones have expired); older is not counted.
-MAX_FUTURE_SKEW_S = 300.0
+# The skew bound is the contract's: ingest refuses what lies further ahead, findings keep it.
 
 
 def _bucket_ts(ts: float, now: float) -> float | None:

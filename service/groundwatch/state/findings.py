@@ -21,21 +21,29 @@ import binascii
 import bisect
 import dataclasses
 import json
+import logging
+import math
 import random
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
 from groundwatch.contract.record import Conflict
+from groundwatch.contract.trace import MAX_FUTURE_SKEW_S
 from groundwatch.settings import Settings
+from groundwatch.state.buckets import ALL
 from groundwatch.state.stores import (
     Finding,
     FindingLabel,
     FindingPage,
     FindingPassage,
     FindingTrace,
+    LabelCountKey,
+    LabelCounts,
 )
 
 __all__ = [
@@ -45,10 +53,14 @@ __all__ = [
     "encode_cursor",
     "finding_from_dict",
     "finding_to_dict",
+    "kept_ts",
+    "label_count_keys",
     "label_from_dict",
     "label_to_dict",
     "sample_findings",
 ]
+
+log = logging.getLogger(__name__)
 
 
 class InvalidCursorError(ValueError):
@@ -178,40 +190,96 @@ def finding_from_dict(d: Mapping[str, Any]) -> Finding:
     )
 
 
+def kept_ts(ts: float, now: float) -> float | None:
+    """The time a finding is kept at: its trace time, at most ``now`` (clock skew: the windows
+    count such a trace now too); None (refused) when it lies more than
+    :data:`~groundwatch.contract.trace.MAX_FUTURE_SKEW_S` ahead, or is not a number. Ingest
+    refuses such traces already; this guards what reaches a store by any other way."""
+    if not math.isfinite(ts) or ts > now + MAX_FUTURE_SKEW_S:
+        return None
+    return min(ts, now)
+
+
+def label_count_keys(f: Finding) -> list[LabelCountKey]:
+    """The :data:`~groundwatch.state.stores.LabelCounts` entries one labelled finding adds to
+    (``all``/``all`` and each of its slice pairs); none without a label."""
+    if f.label is None:
+        return []
+    pairs = [ALL, *sorted(f.slices.items())]
+    return [(f.metric_version, key, value, f.label.label) for key, value in pairs]
+
+
 class MemoryFindingStore:
-    """Process-local findings, newest first, at most ``findings.max_items`` (oldest dropped).
+    """Process-local findings, newest first, at most ``findings.max_items``: the finding
+    received longest ago is dropped (receive order, so a forged trace time cannot push real
+    findings out). Label counts are kept as labels change, so reading them costs O(series).
 
     Usage: ``MemoryFindingStore(settings).add([finding])``.
     """
 
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, clock: Callable[[], float] = time.time):
         self.max_items = max(1, settings.findings.max_items)
-        self._order: list[tuple[float, str]] = []  # ascending (ts, key)
-        self._items: dict[str, Finding] = {}
+        self.clock = clock
+        self._order: list[tuple[float, str]] = []  # ascending (ts, key): pages
+        self._items: dict[str, Finding] = {}  # in receive order: eviction drops the first
+        self._pairs: dict[tuple[str, str], set[str]] = {}  # slice pair -> keys
+        self._counts: Counter[LabelCountKey] = Counter()
         self._lock = threading.Lock()
 
     def ping(self) -> bool:
         return True
 
     def add(self, findings: Sequence[Finding]) -> int:
-        new = 0
+        new = refused = 0
+        now = self.clock()
         with self._lock:
-            for f in findings:
-                if f.key in self._items:
+            for given in findings:
+                if given.key in self._items:
                     continue
-                entry = (f.ts, f.key)
-                if len(self._order) >= self.max_items and entry < self._order[0]:
-                    continue  # older than everything kept: it would be dropped at once
-                bisect.insort(self._order, entry)
+                ts = kept_ts(given.ts, now)
+                if ts is None:
+                    refused += 1
+                    continue
+                f = given if ts == given.ts else dataclasses.replace(given, ts=ts)
+                bisect.insort(self._order, (f.ts, f.key))
                 self._items[f.key] = f
+                for pair in f.slices.items():
+                    self._pairs.setdefault(pair, set()).add(f.key)
+                self._counts.update(label_count_keys(f))
                 new += 1
-                while len(self._order) > self.max_items:
-                    _, old = self._order.pop(0)
-                    del self._items[old]
+                while len(self._items) > self.max_items:
+                    self._drop(next(iter(self._items)))
+        if refused:
+            log.warning("%d findings refused: trace time too far ahead of this clock", refused)
         return new
+
+    def _drop(self, key: str) -> None:
+        f = self._items.pop(key)
+        del self._order[bisect.bisect_left(self._order, (f.ts, key))]
+        for pair in f.slices.items():
+            keys = self._pairs[pair]
+            keys.discard(key)
+            if not keys:
+                del self._pairs[pair]
+        self._count(f, -1)
+
+    def _count(self, f: Finding, sign: int) -> None:
+        for entry in label_count_keys(f):
+            self._counts[entry] += sign
+            if self._counts[entry] <= 0:
+                del self._counts[entry]
 
     def __len__(self) -> int:
         return len(self._order)
+
+    def _matching(self, wanted: dict[str, str]) -> list[tuple[float, str]]:
+        """Ascending (ts, key) of the findings in every slice of ``wanted``: examines the keys
+        of its smallest slice only (at most ``max_items``, never every finding for two
+        filters)."""
+        sets = sorted((self._pairs.get(pair, set()) for pair in wanted.items()), key=len)
+        smallest, rest = sets[0], sets[1:]
+        keys = [k for k in smallest if all(k in s for s in rest)]
+        return sorted((self._items[k].ts, k) for k in keys)
 
     def page(
         self,
@@ -224,21 +292,11 @@ class MemoryFindingStore:
         wanted = dict(slice_filter or {})
         after = decode_cursor(cursor) if cursor else None
         with self._lock:
-            end = len(self._order) if after is None else bisect.bisect_left(self._order, after)
-            items: list[Finding] = []
-            more = False
-            total = 0
-            for i in range(len(self._order) - 1, -1, -1):
-                f = self._items[self._order[i][1]]
-                if not all(f.slices.get(k) == v for k, v in wanted.items()):
-                    continue
-                total += 1
-                if i >= end:
-                    continue
-                if len(items) < limit:
-                    items.append(f)
-                else:
-                    more = True
+            order = self._matching(wanted) if wanted else self._order
+            end = len(order) if after is None else bisect.bisect_left(order, after)
+            items = [self._items[key] for _, key in reversed(order[max(0, end - limit) : end])]
+            more = end > limit
+            total = len(order)
         next_cursor = encode_cursor(items[-1].ts, items[-1].key) if more and items else None
         return FindingPage(items=items, next_cursor=next_cursor, total=total)
 
@@ -248,6 +306,8 @@ class MemoryFindingStore:
             if found is None:
                 return None
             labelled = dataclasses.replace(found, label=label)
+            self._count(found, -1)
+            self._count(labelled, +1)
             self._items[key] = labelled
             return labelled
 
@@ -255,14 +315,15 @@ class MemoryFindingStore:
         with self._lock:
             return [f for f in self._items.values() if f.label is not None]
 
+    def label_counts(self) -> LabelCounts:
+        with self._lock:
+            return dict(self._counts)
+
     def sample(self, n: int, *, slice_filter: dict[str, str] | None = None) -> list[Finding]:
         wanted = dict(slice_filter or {})
         with self._lock:
-            matching = [
-                f
-                for f in self._items.values()
-                if all(f.slices.get(k) == v for k, v in wanted.items())
-            ]
+            keys = [k for _, k in self._matching(wanted)] if wanted else list(self._items)
+            matching = [self._items[k] for k in keys]
         return sample_findings(matching, n)
 
 

@@ -20,8 +20,7 @@ Keys (prefix ``p`` = ``RedisSettings.key_prefix``), standalone::
     p:w:f:<start>   fine bucket hash      p:w:c:<start>   coarse bucket hash
     p:d:i:<id>      ingest dedup marker   p:d:e:<id>      evaluation dedup marker
     p:slices:<key>  admitted slice values p:baseline      pinned baseline (JSON)
-    p:f:data / p:f:idx / p:f:idx:<k>=<v>  findings (hash, zsets by ts)
-    p:f:labels                            their labels (hash by finding key, trimmed with them)
+    p:f:...                               findings: see groundwatch.state.redis_findings
 
 Redis Cluster (``redis.cluster`` or a ``redis+cluster://`` URL): a script may only touch keys of
 one hash slot, so the window keys carry a hash tag ``{p:s<n>}`` with ``n = crc32(trace_id) %
@@ -55,21 +54,8 @@ from groundwatch.state.buckets import (
     evaluation_increments,
     ingest_increments,
 )
-from groundwatch.state.findings import (
-    decode_cursor,
-    encode_cursor,
-    finding_from_dict,
-    finding_to_dict,
-    label_to_dict,
-    sample_findings,
-)
-from groundwatch.state.stores import (
-    Finding,
-    FindingLabel,
-    FindingPage,
-    IngestObservation,
-    StoreUnavailableError,
-)
+from groundwatch.state.redis_findings import RedisFindingStore
+from groundwatch.state.stores import IngestObservation, StoreUnavailableError
 
 __all__ = ["RedisClient", "RedisFindingStore", "RedisWindowStore", "is_cluster", "redis_client"]
 
@@ -120,39 +106,6 @@ _ADMIT = """
 if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 1 end
 if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('SADD', KEYS[1], ARGV[1])
-return 1
-"""
-
-# KEYS: data hash, global index, labels hash, one index per slice pair of this finding;
-# ARGV: key, ts, json, max_items, index prefix. Trimming the oldest removes them from their
-# slice indexes and drops their labels too (keys built here: same hash tag, so the same slot on
-# a cluster). A re-added finding (HSETNX fails) keeps its label.
-_ADD_FINDING = """
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then return 0 end
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-for i = 4, #KEYS do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1]) end
-local extra = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
-if extra > 0 then
-  local old = redis.call('ZRANGE', KEYS[2], 0, extra - 1)
-  for _, member in ipairs(old) do
-    local raw = redis.call('HGET', KEYS[1], member)
-    if raw then
-      local item = cjson.decode(raw)
-      for k, v in pairs(item['slices']) do redis.call('ZREM', ARGV[5] .. k .. '=' .. v, member) end
-    end
-    redis.call('HDEL', KEYS[1], member)
-    redis.call('HDEL', KEYS[3], member)
-    redis.call('ZREM', KEYS[2], member)
-  end
-end
-return 1
-"""
-
-# KEYS: data hash, labels hash; ARGV: finding key, label JSON. Labels only a kept finding;
-# HSET replaces an earlier label (idempotent).
-_SET_LABEL = """
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 return 1
 """
 
@@ -313,153 +266,3 @@ class RedisWindowStore(BucketWindows):
     def delete_baseline(self) -> bool:
         with _unavailable("baseline delete"):
             return bool(self.client.delete(f"{self.prefix}:baseline"))
-
-
-class RedisFindingStore:
-    """Findings in Redis: a hash of JSON by ``trace_id#claim_index`` plus sorted sets by ts
-    (one overall, one per slice pair) for newest-first cursor pages. Bounded by
-    ``findings.max_items``; trimming the oldest is part of the same atomic script.
-
-    Usage: ``RedisFindingStore(client, settings).add(findings)``.
-    """
-
-    def __init__(self, client: RedisClient, settings: Settings):
-        self.client = client
-        self.prefix = settings.redis.key_prefix
-        self.max_items = max(1, settings.findings.max_items)
-        self.cluster = isinstance(client, RedisCluster)
-        self._add = client.register_script(_ADD_FINDING)
-        self._label = client.register_script(_SET_LABEL)
-        tag = f"{{{self.prefix}:f}}:" if self.cluster else ""
-        self._data = f"{self.prefix}:{tag}f:data"
-        self._idx = f"{self.prefix}:{tag}f:idx"
-        self._labels = f"{self.prefix}:{tag}f:labels"
-
-    def ping(self) -> bool:
-        try:
-            return bool(self.client.ping())
-        except redis.RedisError:
-            return False
-
-    def add(self, findings: Sequence[Finding]) -> int:
-        if not findings:
-            return 0
-        calls: list[tuple[list[str], list[str | int | float]]] = []
-        for f in findings:
-            pairs = [f"{self._idx}:{k}={v}" for k, v in sorted(f.slices.items())]
-            args: list[str | int | float] = [
-                f.key,
-                repr(f.ts),
-                json.dumps(finding_to_dict(f)),
-                self.max_items,
-                f"{self._idx}:",
-            ]
-            calls.append(([self._data, self._idx, self._labels, *pairs], args))
-        with _unavailable("findings add"):
-            if self.cluster:  # one slot; a cluster pipeline cannot load a missing script
-                return sum(int(self._add(keys=keys, args=args)) for keys, args in calls)
-            pipe = self.client.pipeline(transaction=False)
-            for keys, args in calls:
-                self._add(keys=keys, args=args, client=pipe)
-            return sum(int(r) for r in pipe.execute())
-
-    def page(
-        self,
-        *,
-        limit: int = 50,
-        cursor: str | None = None,
-        slice_filter: dict[str, str] | None = None,
-    ) -> FindingPage:
-        limit = max(1, min(limit, 1000))
-        wanted = dict(slice_filter or {})
-        index = self._idx
-        if wanted:
-            k, v = sorted(wanted.items())[0]
-            index = f"{self._idx}:{k}={v}"
-        after = decode_cursor(cursor) if cursor else None
-        with _unavailable("findings page"):
-            total = int(self.client.zcard(index)) if len(wanted) <= 1 else -1
-            items = self._scan(index, after, limit + 1, wanted)
-            if total < 0:
-                total = len(self._scan(index, None, self.max_items, wanted))
-        more = len(items) > limit
-        items = items[:limit]
-        next_cursor = encode_cursor(items[-1].ts, items[-1].key) if more and items else None
-        return FindingPage(items=items, next_cursor=next_cursor, total=total)
-
-    def _scan(
-        self, index: str, after: tuple[float, str] | None, want: int, wanted: dict[str, str]
-    ) -> list[Finding]:
-        out: list[Finding] = []
-        top: str = "+inf" if after is None else repr(after[0])
-        chunk = max(64, want * 2)
-        offset = 0
-        while len(out) < want:
-            rows = cast(
-                list[tuple[bytes, float]],
-                self.client.zrevrangebyscore(
-                    index, top, "-inf", start=offset, num=chunk, withscores=True
-                ),
-            )
-            if not rows:
-                break
-            offset += len(rows)
-            members = [
-                m.decode()
-                for m, score in rows
-                if after is None or score < after[0] or m.decode() < after[1]
-            ]
-            for finding in self._load(members):
-                if all(finding.slices.get(k) == v for k, v in wanted.items()):
-                    out.append(finding)
-                    if len(out) >= want:
-                        break
-        return out
-
-    def _load(self, members: list[str]) -> list[Finding]:
-        """The findings ``members`` that are still kept, with their labels, in that order."""
-        if not members:
-            return []
-        raw = cast(list[bytes | None], self.client.hmget(self._data, members))
-        labels = cast(list[bytes | None], self.client.hmget(self._labels, members))
-        out: list[Finding] = []
-        for data, label in zip(raw, labels, strict=True):
-            if data is None:
-                continue
-            d = cast(dict[str, Any], json.loads(data))
-            if label is not None:
-                d["label"] = json.loads(label)
-            out.append(finding_from_dict(d))
-        return out
-
-    def set_label(self, key: str, label: FindingLabel) -> Finding | None:
-        with _unavailable("findings label"):
-            stored = int(
-                self._label(
-                    keys=[self._data, self._labels], args=[key, json.dumps(label_to_dict(label))]
-                )
-            )
-            if not stored:
-                return None
-            found = self._load([key])
-        return found[0] if found else None
-
-    def labelled(self) -> list[Finding]:
-        with _unavailable("findings labelled"):
-            keys = [k.decode() for k in cast(list[bytes], self.client.hkeys(self._labels))]
-            return [f for f in self._load(keys) if f.label is not None]
-
-    def sample(self, n: int, *, slice_filter: dict[str, str] | None = None) -> list[Finding]:
-        wanted = dict(slice_filter or {})
-        n = max(0, min(n, self.max_items))
-        with _unavailable("findings sample"):
-            if len(wanted) <= 1:
-                index = self._idx
-                if wanted:
-                    k, v = next(iter(wanted.items()))
-                    index = f"{self._idx}:{k}={v}"
-                # ZRANDMEMBER with a positive count: distinct members, uniformly drawn.
-                members = cast(list[bytes], self.client.zrandmember(index, n)) if n else []
-                return sample_findings(self._load([m.decode() for m in members]), n)
-            index = f"{self._idx}:{sorted(wanted.items())[0][0]}={sorted(wanted.items())[0][1]}"
-            return sample_findings(self._scan(index, None, self.max_items, wanted), n)

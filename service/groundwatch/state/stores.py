@@ -26,6 +26,8 @@ __all__ = [
     "FindingStore",
     "FindingTrace",
     "IngestObservation",
+    "LabelCountKey",
+    "LabelCounts",
     "Redactor",
     "ResultSink",
     "StoreUnavailableError",
@@ -127,6 +129,14 @@ class Finding:
         return f"{base}@{self.scope}" if self.scope else base
 
 
+#: (metric_version, slice_key, slice_value, label): one series of the live precision figures.
+LabelCountKey = tuple[str, str, str, str]
+#: Labelled findings kept, per :data:`LabelCountKey` (``all``/``all`` and each slice pair of a
+#: finding), kept up to date as labels change and findings are dropped: reading it costs
+#: O(series), never O(findings). Entries that reach 0 are absent.
+LabelCounts = dict[LabelCountKey, int]
+
+
 @dataclass(frozen=True)
 class FindingPage:
     items: list[Finding]
@@ -179,6 +189,11 @@ class FindingStore(Protocol):
 
     def labelled(self) -> list[Finding]:
         """Every kept finding that has a label (bounded by the store's size), any order."""
+        ...
+
+    def label_counts(self) -> LabelCounts:
+        """The labels of the kept findings, counted (see :data:`LabelCounts`): what the live
+        precision figures are computed from at every scrape, so O(series), not O(findings)."""
         ...
 
     def sample(self, n: int, *, slice_filter: dict[str, str] | None = None) -> list[Finding]:
