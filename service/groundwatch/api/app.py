@@ -282,7 +282,14 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         dependencies=read_auth,
     )
     # Labelling a finding writes: guarded like ingest.
-    app.include_router(label_router(runtime_.findings), dependencies=write_auth)
+    # A note is free text kept with the finding: redacted like the finding's own texts.
+    redactor = runtime_.processor.redactor
+    app.include_router(
+        label_router(
+            runtime_.findings, redact_note=redactor.redact_text if redactor is not None else None
+        ),
+        dependencies=write_auth,
+    )
     app.include_router(
         page_router(
             runtime_.findings,

@@ -487,9 +487,16 @@ def findings_router(
     return router
 
 
-def label_router(store: FindingStore, *, clock: Callable[[], float] = time.time) -> APIRouter:
+def label_router(
+    store: FindingStore,
+    *,
+    clock: Callable[[], float] = time.time,
+    redact_note: Callable[[str], str | None] | None = None,
+) -> APIRouter:
     """``POST /v1/findings/{id}/label``: a write route (mount it behind the write guard).
-    ``id`` is the finding's ``trace_id#claim_index``, URL-encoded (``#`` as ``%23``)."""
+    ``id`` is the finding's ``trace_id#claim_index``, URL-encoded (``#`` as ``%23``).
+    ``redact_note`` (the PII redactor's ``redact_text``) is applied to a note before it is
+    stored, like every other free text kept with a finding."""
     router = APIRouter()
 
     @router.post(
@@ -505,6 +512,8 @@ def label_router(store: FindingStore, *, clock: Callable[[], float] = time.time)
         if body.corrected_verdict is not None and body.label != "wrong":
             raise HTTPException(422, "corrected_verdict goes with label 'wrong' only")
         note = (body.note or "").strip() or None
+        if note is not None and redact_note is not None:
+            note = redact_note(note) or None
         label = FindingLabel(body.label, clock(), body.corrected_verdict, note)
         try:
             found = store.set_label(finding_id[:1024], label)

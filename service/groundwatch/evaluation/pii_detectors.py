@@ -3,18 +3,27 @@ IBAN or IP address (patterns plus checksum and shape checks, so a year, a price 
 digits is not redacted), and how each kind is normalised before hashing. Which detectors run and
 what replaces a match is :mod:`groundwatch.evaluation.redaction`.
 
+Detectors run on the *folded* text (:func:`fold`): NFKC, every Unicode decimal digit as its ASCII
+digit (Arabic-Indic "٤١١١", Devanagari "४१११"), dash variants (U+2010..U+2015, minus) as "-",
+full-stop variants ("。", "．") as ".", and zero-width / format characters (U+200B, U+FEFF,
+bidi controls) removed. :class:`Folded` maps a span of the folded text back to the original.
+
 Usage::
 
     for detector in BUILTIN_DETECTORS["card"]:
         for m in detector.pattern.finditer(text):
             n = detector.check(m.group(detector.group))   # length of the valid prefix, 0 = none
     luhn_valid("4111111111111111")                           # True
+    folded = fold("card ٤١١١ ١١١١")                            # folded.text == "card 4111 1111"
+    folded.origin(5, 14)                                     # (5, 14): the span in the original
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,12 +35,85 @@ __all__ = [
     "NORMALISE",
     "TRIGGER",
     "Detector",
+    "Folded",
+    "fold",
     "iban_valid",
     "luhn_valid",
     "whole_match",
 ]
 
 BUILTIN_KINDS = ("email", "phone", "card", "iban", "ip", "api_key", "jwt")
+
+
+# --- folding: one spelling per character before detection ----------------------------------
+
+# Invisible characters that split a value without showing: zero-width space / joiners, word
+# joiner, BOM, soft hyphen and the other format (Cf) characters, the combining grapheme joiner
+# and variation selectors.
+_INVISIBLE = frozenset("\u034f\u180b\u180c\u180d") | frozenset(map(chr, range(0xFE00, 0xFE10)))
+_DASHES = frozenset("\u2212\u2043\u02d7")  # minus sign, hyphen bullet, modifier minus (+ Pd)
+
+
+@functools.lru_cache(maxsize=4096)
+def _fold_cluster(cluster: str) -> str:
+    out: list[str] = []
+    for ch in unicodedata.normalize("NFKC", cluster):
+        if ch.isascii():
+            out.append(ch)
+            continue
+        category = unicodedata.category(ch)
+        if category == "Cf" or ch in _INVISIBLE:
+            continue
+        digit = unicodedata.decimal(ch, None)
+        if digit is not None:
+            out.append(chr(48 + digit))
+        elif category == "Pd" or ch in _DASHES:
+            out.append("-")
+        elif category == "Po" and unicodedata.name(ch, "").endswith("FULL STOP"):
+            out.append(".")  # ideographic "。", Arabic "۔", Armenian "։", ...
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Folded:
+    """A text in the one spelling the detectors read, with the way back: ``starts[i]`` and
+    ``ends[i]`` bound the original characters that folded character ``i`` came from (None:
+    the text was ASCII and folding changed nothing)."""
+
+    text: str
+    starts: list[int] | None = None
+    ends: list[int] | None = None
+
+    def origin(self, start: int, end: int) -> tuple[int, int]:
+        """The original span of the folded span ``[start, end)`` (non-empty): from the first
+        character it came from to the last, so invisible characters inside go with it."""
+        if self.starts is None or self.ends is None:
+            return start, end
+        return self.starts[start], self.ends[end - 1]
+
+
+def fold(text: str) -> Folded:
+    """``text`` as the detectors read it (see the module docstring). A base character is folded
+    together with the combining marks after it (NFKC composes them), so "bu\u0308cher" reads
+    as "bücher"."""
+    if text.isascii():
+        return Folded(text)
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    i, n = 0, len(text)
+    while i < n:
+        j = i + 1
+        while j < n and unicodedata.combining(text[j]):
+            j += 1
+        piece = _fold_cluster(text[i:j])
+        out.append(piece)
+        starts.extend([i] * len(piece))
+        ends.extend([j] * len(piece))
+        i = j
+    return Folded("".join(out), starts, ends)
 
 
 # --- validators ---------------------------------------------------------------------------

@@ -22,8 +22,12 @@ Built-in detectors (``RedactionSettings.kinds``):
   ``github_pat_…``, ``glpat-…``, ``xox?-…``, ``AIza…``, ``hf_…``);
 * ``jwt``: ``eyJ….eyJ….<signature>``.
 
-Text is NFKC-normalised before detection (full-width digits, ``＠``), and a redacted text is
-returned in that normal form. Identifiers (``redact_id``: trace_id, context ids) that contain
+Detectors read the text folded (:func:`~groundwatch.evaluation.pii_detectors.fold`): NFKC
+(full-width digits, ``＠``), decimal digits of any script as ASCII ("٤١١١", "४१११"), dash and
+full-stop variants ("‐", "。") as "-" and ".", zero-width and other invisible characters
+removed. A match is replaced in the text as written: the rest of the text is returned unchanged
+(not normalised), and a hash token is computed from the folded value, so "٤١١١…" and "4111…"
+hash alike. Identifiers (``redact_id``: trace_id, context ids) that contain
 personal data are replaced whole by a stable digest, so joins and dedup keep working; slice
 values (``redact_label``) are pattern-redacted before they become metric labels or window keys.
 
@@ -44,7 +48,6 @@ import hashlib
 import hmac
 import re
 import threading
-import unicodedata
 from collections.abc import Iterator
 from typing import Literal
 
@@ -58,6 +61,7 @@ from groundwatch.evaluation.pii_detectors import (
     NORMALISE,
     TRIGGER,
     Detector,
+    fold,
     whole_match,
 )
 from groundwatch.settings import RedactionSettings
@@ -179,7 +183,7 @@ class PiiRedactor:
         so triage can still look it up in the assistant's logs), else replaced whole by
         ``redacted:<12 hex>``, a digest that is the same for the same id (dedup and joins keep
         working): keyed HMAC in hash mode, plain SHA-256 otherwise."""
-        if self.mode == "off" or not self._spans(_nfkc(value)):
+        if self.mode == "off" or not self._spans(fold(value).text):
             return value
         self._count({"id": 1})
         if self._key:
@@ -235,7 +239,7 @@ class PiiRedactor:
     def _mask_fragments(self, reason: str, sources: list[str]) -> str:
         fragments: dict[str, str] = {}
         for source in sources:
-            normal = _nfkc(source)
+            normal = fold(source).text
             for start, end, kind in self._spans(normal):
                 for token in _FRAGMENT.findall(normal[start:end]):
                     if len(token) >= 2:
@@ -245,7 +249,7 @@ class PiiRedactor:
         tally: dict[str, int] = {}
 
         def mask(match: re.Match[str]) -> str:
-            kind = fragments.get(match.group(0).lower())
+            kind = fragments.get(fold(match.group(0)).text.lower())
             if kind is None:
                 return match.group(0)
             tally[kind] = tally.get(kind, 0) + 1
@@ -277,18 +281,19 @@ class PiiRedactor:
         return chosen
 
     def _replace(self, text: str) -> str:
-        text = _nfkc(text)
-        spans = self._spans(text)
+        folded = fold(text)
+        spans = self._spans(folded.text)
         if not spans:
             return text
         parts: list[str] = []
         pos = 0
         tally: dict[str, int] = {}
         for start, end, kind in spans:
-            parts.append(text[pos:start])
-            parts.append(self._token(kind, text[start:end]))
+            origin_start, origin_end = folded.origin(start, end)
+            parts.append(text[pos:origin_start])
+            parts.append(self._token(kind, folded.text[start:end]))
             tally[kind] = tally.get(kind, 0) + 1
-            pos = end
+            pos = origin_end
         parts.append(text[pos:])
         self._count(tally)
         return "".join(parts)
@@ -315,11 +320,6 @@ def _identity(text: str) -> str:
 
 # Digit runs and words: the pieces a machine-made reason may quote from a value.
 _FRAGMENT = re.compile(r"\d+|[^\W\d_]+")
-
-
-def _nfkc(text: str) -> str:
-    """NFKC form, so full-width or compatibility characters ("４１１１", "＠") are detected."""
-    return text if text.isascii() else unicodedata.normalize("NFKC", text)
 
 
 def _utf8(text: str) -> bytes:
