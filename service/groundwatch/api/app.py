@@ -218,6 +218,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         try:  # parsed in a worker thread: a large body never stalls the event loop
             trace = await run_in_threadpool(decode_trace, raw, settings.limits)
         except TraceDecodeError as exc:
+            rt().metrics.rejected.labels(source="http", reason=exc.reason).inc()
             return decode_error_response(exc, hint=_content_type_hint(request, exc))
         processor = rt().processor
         cancel = threading.Event()  # set when the client goes away: judging gives up
