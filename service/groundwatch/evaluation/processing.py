@@ -9,9 +9,9 @@ Usage::
     sampled = processor.observe(traces, source="kafka")       # cheap, every trace
     records = processor.evaluate_and_record(sampled)          # durable when it returns
 
-Both steps are idempotent per trace_id, so a source may re-deliver after a crash. Both raise
-:class:`~groundwatch.state.stores.StoreUnavailableError` when state cannot be written; the caller
-retries and must not acknowledge its input.
+Both steps are idempotent per (tenant, trace_id) (:meth:`TraceProcessor.dedup_id`), so a source
+may re-deliver after a crash. Both raise :class:`~groundwatch.state.stores.StoreUnavailableError`
+when state cannot be written; the caller retries and must not acknowledge its input.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ __all__ = [
     "finding_scope",
     "finding_trace",
     "findings_from_record",
+    "scoped_id",
     "trace_ts",
 ]
 
@@ -125,6 +126,17 @@ def finding_scope(trace: RagTrace) -> str:
     return hashlib.sha256(tenant.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
+def scoped_id(trace_id: str, scope: str) -> str:
+    """The key of a trace in the dedup markers: its (stored) trace_id within its tenant's
+    ``scope`` (:func:`finding_scope`), so tenant A's ids never swallow tenant B's traces (issue
+    45). Without a tenant the id itself (markers written before stay valid); with one
+    ``@<scope>:<id>``; an id without a tenant that starts with "@" becomes ``@:<id>``, so no two
+    (scope, id) pairs share a key."""
+    if scope:
+        return f"@{scope}:{trace_id}"
+    return f"@:{trace_id}" if trace_id.startswith("@") else trace_id
+
+
 def findings_from_record(
     record: EvaluationRecord,
     slices: dict[str, str],
@@ -190,22 +202,41 @@ class TraceProcessor:
         self.redactor = redactor
         metrics.set_judge(evaluator.judge.backend, evaluator.metric_version)
 
+    def dedup_id(self, trace: RagTrace) -> str:
+        """The id ``trace`` is counted under in the windows: (tenant, trace_id as stored)."""
+        return scoped_id(self._id(trace.trace_id), finding_scope(trace))
+
     def observe(self, traces: Sequence[RagTrace], source: str) -> list[RagTrace]:
         """Count every trace (idempotently) and return the ones chosen for scoring."""
-        return self._observe(traces, source, skip_known=False)[0]
+        return self._observe(traces, source)[0]
 
     def observe_new(
-        self, traces: Sequence[RagTrace], source: str
+        self,
+        traces: Sequence[RagTrace],
+        source: str,
+        pending: Callable[[RagTrace], bool] | None = None,
     ) -> tuple[list[RagTrace], list[str]]:
-        """Like :meth:`observe`, but a trace_id received before is not returned for scoring
-        again: (sampled new traces, trace_ids already known). For sources that do not
-        re-deliver (HTTP, OTLP); a Kafka re-delivery must be scored again, so it uses
-        :meth:`observe`."""
-        return self._observe(traces, source, skip_known=True)
+        """Like :meth:`observe`, for sources whose client re-sends (HTTP, OTLP): (sampled
+        traces to score, trace_ids received before and not to be scored again). A trace
+        received before is scored again only when its evaluation was never recorded (the
+        process that accepted it died, or stopped before judging it) and it is not
+        ``pending`` (still queued in this process); a re-send never double counts, as the
+        evaluation itself is idempotent. A Kafka re-delivery is always scored again, so it
+        uses :meth:`observe`."""
+        sampled, fresh = self._observe(traces, source)
+        old = {id(t) for t, new in zip(traces, fresh, strict=True) if not new}
+        # Queue first, record second: a trace leaves the queue only once recorded, so one
+        # between the two checks is still seen by one of them.
+        again = [t for t in sampled if id(t) in old and not (pending and pending(t))]
+        ids = [self.dedup_id(t) for t in again]
+        done = self._guard("windows", lambda: self.windows.evaluated(ids)) if ids else []
+        redo = {id(t) for t, recorded in zip(again, done, strict=True) if not recorded}
+        known = [t.trace_id for t in traces if id(t) in old and id(t) not in redo]
+        return [t for t in sampled if id(t) not in old or id(t) in redo], known
 
     def _observe(
-        self, traces: Sequence[RagTrace], source: str, *, skip_known: bool
-    ) -> tuple[list[RagTrace], list[str]]:
+        self, traces: Sequence[RagTrace], source: str
+    ) -> tuple[list[RagTrace], list[bool]]:
         now = time.time()
         observations: list[IngestObservation] = []
         sampled: list[RagTrace] = []
@@ -214,7 +245,7 @@ class TraceProcessor:
             scores = [c.score for c in trace.contexts if c.score is not None]
             observations.append(
                 IngestObservation(
-                    trace_id=self._id(trace.trace_id),
+                    trace_id=self.dedup_id(trace),
                     ts=trace_ts(trace, now),
                     slices=self.slices.slices(trace.attributes),
                     sampled=is_sampled,
@@ -226,10 +257,6 @@ class TraceProcessor:
             if is_sampled:
                 sampled.append(trace)
         fresh = self._guard("windows", lambda: self.windows.observe_ingest(observations))
-        known = [t.trace_id for t, new in zip(traces, fresh, strict=True) if not new]
-        if skip_known and known:
-            old = set(known)
-            sampled = [t for t in sampled if t.trace_id not in old]
         for obs, new in zip(observations, fresh, strict=True):
             if not new:
                 continue
@@ -241,7 +268,7 @@ class TraceProcessor:
                 )
             if obs.sampled:
                 self.metrics.sampled.labels(source=source).inc()
-        return sampled, known
+        return sampled, fresh
 
     def evaluate(
         self, traces: Sequence[RagTrace], cancel: threading.Event | None = None
@@ -258,7 +285,7 @@ class TraceProcessor:
         """Write windows, findings and result records; durable and idempotent when it returns."""
         now = time.time()
         items = [
-            (self._keyed(record), self.slices.slices(trace.attributes), trace_ts(trace, now))
+            (self._keyed(record, trace), self.slices.slices(trace.attributes), trace_ts(trace, now))
             for trace, record in zip(traces, records, strict=True)
         ]
         # Redact each record once, and only when some of its text is stored or published.
@@ -287,11 +314,12 @@ class TraceProcessor:
         """The trace_id as stored (window dedup keys, findings): PII in it is hashed away."""
         return trace_id if self.redactor is None else self.redactor.redact_id(trace_id)
 
-    def _keyed(self, record: EvaluationRecord) -> EvaluationRecord:
-        stored_id = self._id(record.trace_id)
-        if stored_id == record.trace_id:
+    def _keyed(self, record: EvaluationRecord, trace: RagTrace) -> EvaluationRecord:
+        """``record`` with the trace's :meth:`dedup_id` as its id (the windows' dedup key)."""
+        key = self.dedup_id(trace)
+        if key == record.trace_id:
             return record
-        return record.model_copy(update={"trace_id": stored_id})
+        return record.model_copy(update={"trace_id": key})
 
     def _redacted(self, record: EvaluationRecord) -> EvaluationRecord:
         if self.redactor is None or not (self.sinks or record.contradicted_claims):

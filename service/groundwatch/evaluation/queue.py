@@ -9,7 +9,15 @@ Usage::
 
 Workers take up to ``batch_size`` traces at a time (model calls batch across traces) and record
 them through the processor. A store outage is retried with backoff; nothing is dropped while
-the process lives. (Durability across restarts is the Kafka consumer's job.)
+the process lives.
+
+The queue lives in process memory: a 202 means "recorded, or re-sendable" (issue 45). A trace
+counts as received for good only once its evaluation is recorded, so the client's re-send of a
+trace this queue lost (kill -9, SIGTERM past the drain timeout, a judge bug) is accepted and
+scored, and a re-send of one still queued here (:meth:`EvaluationQueue.holds`) or recorded is a
+duplicate. What leaves unrecorded is counted in ``groundwatch_traces_unrecorded_total{reason}``
+(``shutdown``, ``judge_bug``, ``record_failed``). (Durability without a re-send is the Kafka
+consumer's job.)
 
 Bounded twice: at most ``capacity`` traces and ``max_chars`` characters of trace text
 (question, answer, passages), so a queue of large traces cannot hold gigabytes.
@@ -17,8 +25,8 @@ Bounded twice: at most ``capacity`` traces and ``max_chars`` characters of trace
 A trace whose judging timed out (the judge was busy, e.g. with abandoned calls) is put back and
 judged again, alone and once the queue has nothing newer to do, up to ``timeout_retries`` times
 (``groundwatch_judge_retries_total``), before it is
-recorded ``unscored`` (reason ``timeout``): its id was marked received on ingest, so a re-send
-would be refused as a duplicate and the score lost.
+recorded ``unscored`` (reason ``timeout``): once recorded, a re-send is a duplicate and the score
+lost. Judging given up at shutdown is not recorded at all: the re-send is scored.
 """
 
 from __future__ import annotations
@@ -38,9 +46,13 @@ from groundwatch.evaluation.evaluator import JUDGE_BUGS
 from groundwatch.evaluation.processing import TRACES_PER_CALL, TraceProcessor
 from groundwatch.state.stores import StoreUnavailableError
 
-__all__ = ["EvaluationQueue", "trace_chars"]
+__all__ = ["UNRECORDED_REASONS", "EvaluationQueue", "trace_chars"]
 
 log = logging.getLogger(__name__)
+
+#: Why accepted traces left the queue unrecorded (re-sendable): the labels of
+#: ``groundwatch_traces_unrecorded_total``.
+UNRECORDED_REASONS = ("shutdown", "judge_bug", "record_failed")
 
 
 def trace_chars(trace: RagTrace) -> int:
@@ -76,13 +88,23 @@ class EvaluationQueue:
         self.max_chars = max_chars  # 0 = no bound in characters
         self._chars = 0  # text of the traces offered and not yet finished
         self.timeout_retries = max(0, timeout_retries)
-        self._attempts: dict[str, int] = {}  # trace_id -> judge timeouts so far
+        self._attempts: dict[str, int] = {}  # dedup id -> judge timeouts so far
+        self._held: collections.Counter[str] = collections.Counter()  # dedup ids not finished
         self._again: collections.deque[RagTrace] = collections.deque()  # to judge again
         self._retries = Counter(
             "groundwatch_judge_retries",
             "Pipeline traces judged again after a judge timeout (HTTP/OTLP queue).",
             registry=processor.metrics.registry,
         )
+        self._unrecorded = Counter(
+            "groundwatch_traces_unrecorded",
+            "Traces accepted by the HTTP/OTLP queue and left unrecorded, by reason "
+            "(shutdown, judge_bug, record_failed): a re-send of them is scored.",
+            ["reason"],
+            registry=processor.metrics.registry,
+        )
+        for reason in UNRECORDED_REASONS:
+            self._unrecorded.labels(reason=reason)
         self.healthy = True
         self.broken = False  # set for good by a judge bug
         self.processed = 0
@@ -119,10 +141,17 @@ class EvaluationQueue:
                 return False
             for trace in traces:
                 self._queue.put_nowait(trace)
+                self._held[self.processor.dedup_id(trace)] += 1
             self._pending += len(traces)
             self._chars += size
         self.processor.metrics.queue_depth.labels(queue="evaluation").set(self.depth())
         return True
+
+    def holds(self, trace: RagTrace) -> bool:
+        """Whether ``trace`` (its tenant and trace_id) is queued or being judged here."""
+        key = self.processor.dedup_id(trace)
+        with self._lock:
+            return self._held[key] > 0
 
     def idle(self) -> bool:
         with self._lock:
@@ -145,38 +174,71 @@ class EvaluationQueue:
             self.join(timeout)
         self._stop.set()
         self._cancel.set()
-        left = self.depth()
-        if left:
-            log.warning("stopping with %d queued traces not evaluated", left)
         for thread in self._threads:
             thread.join(timeout=5.0)
         self._threads.clear()
         self._cancel.clear()
+        left = self._discard_queued()
+        if left:
+            log.warning("stopping with %d queued traces not evaluated (re-sendable)", left)
+
+    def _discard_queued(self) -> int:
+        """Empty the queue at stop: its traces are unrecorded (reason ``shutdown``)."""
+        left: list[RagTrace] = []
+        with self._lock:
+            while True:
+                try:
+                    left.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            left.extend(self._again)
+            self._again.clear()
+        self._finish(left)
+        self._unrecorded.labels(reason="shutdown").inc(len(left))
+        self.processor.metrics.queue_depth.labels(queue="evaluation").set(self.depth())
+        return len(left)
+
+    def _finish(self, traces: Sequence[RagTrace]) -> None:
+        with self._lock:
+            self._pending -= len(traces)
+            self._chars -= sum(trace_chars(t) for t in traces)
+            for trace in traces:
+                key = self.processor.dedup_id(trace)
+                self._held[key] -= 1
+                if self._held[key] <= 0:
+                    del self._held[key]
 
     def _retry_timeouts(
         self, batch: list[RagTrace], records: list[EvaluationRecord]
     ) -> tuple[list[RagTrace], list[EvaluationRecord]]:
-        """Put timed-out traces back (not at shutdown, not past their retries); return the
-        rest, to be recorded."""
-        if self._cancel.is_set() or self._stop.is_set():
-            return batch, records
+        """Put timed-out traces back (not past their retries); return the rest, to be
+        recorded. At shutdown a timed-out trace is not recorded: its re-send is scored."""
+        stopping = self._cancel.is_set() or self._stop.is_set()
         keep: list[tuple[RagTrace, EvaluationRecord]] = []
         again: list[RagTrace] = []
         for trace, record in zip(batch, records, strict=True):
             timed_out = record.status == "unscored" and record.unscored_reason == "timeout"
-            tries = self._attempts.get(trace.trace_id, 0)
+            key = self.processor.dedup_id(trace)
+            if timed_out and stopping:
+                self._attempts.pop(key, None)
+                self._unrecorded.labels(reason="shutdown").inc()
+                continue
+            tries = self._attempts.get(key, 0)
             if timed_out and tries < self.timeout_retries:
                 again.append(trace)
                 continue
-            self._attempts.pop(trace.trace_id, None)
+            self._attempts.pop(key, None)
             keep.append((trace, record))
         if again:
             with self._lock:
                 self._again.extend(again)
                 self._pending += len(again)
                 self._chars += sum(trace_chars(t) for t in again)
+                for trace in again:
+                    self._held[self.processor.dedup_id(trace)] += 1
             for trace in again:
-                self._attempts[trace.trace_id] = self._attempts.get(trace.trace_id, 0) + 1
+                key = self.processor.dedup_id(trace)
+                self._attempts[key] = self._attempts.get(key, 0) + 1
             self._retries.inc(len(again))
             log.info("judge timed out on %d traces; judging them again", len(again))
         return [t for t, _ in keep], [r for _, r in keep]
@@ -208,9 +270,7 @@ class EvaluationQueue:
             try:
                 self._process(batch)
             finally:
-                with self._lock:
-                    self._pending -= len(batch)
-                    self._chars -= sum(trace_chars(t) for t in batch)
+                self._finish(batch)
                 self.processor.metrics.queue_depth.labels(queue="evaluation").set(self.depth())
 
     def _process(self, batch: list[RagTrace]) -> None:
@@ -220,6 +280,7 @@ class EvaluationQueue:
             # A judge bug: the service stays up for the traces it already holds, but reports
             # itself not ready for good, so it is restarted (and the bug is in the log).
             log.exception("judge bug on a batch of %d traces; dropped", len(batch))
+            self._unrecorded.labels(reason="judge_bug").inc(len(batch))
             self.broken = True
             self.healthy = False
             return
@@ -238,8 +299,10 @@ class EvaluationQueue:
                 log.warning("state store unavailable, retrying in %.1fs: %s", backoff, exc)
                 if self._stop.wait(backoff):
                     log.error("stopping with %d unrecorded traces", len(batch))
+                    self._unrecorded.labels(reason="shutdown").inc(len(batch))
                     return
                 backoff = min(self._max_backoff_s, backoff * 2)
             except Exception:
                 log.exception("recording failed for a batch of %d traces; dropped", len(batch))
+                self._unrecorded.labels(reason="record_failed").inc(len(batch))
                 return

@@ -196,6 +196,15 @@ class RedisWindowStore(BucketWindows):
             [("e", r.trace_id, ts, evaluation_increments(r, s, bins)) for r, s, ts in items]
         )
 
+    def evaluated(self, trace_ids: Sequence[str]) -> list[bool]:
+        if not trace_ids:
+            return []
+        with _unavailable("dedup read"):
+            pipe = self.client.pipeline(transaction=False)
+            for trace_id in trace_ids:
+                pipe.exists(f"{self.prefix}:{self._tag(self.shard_of(trace_id))}d:e:{trace_id}")
+            return [bool(n) for n in cast(list[int], pipe.execute())]
+
     def _apply(self, updates: Sequence[tuple[str, str, float, Increments]]) -> list[bool]:
         if not updates:
             return []

@@ -160,6 +160,12 @@ class WindowStore(Protocol):
         Returns, per item, whether it was new (False = already counted)."""
         ...
 
+    def evaluated(self, trace_ids: Sequence[str]) -> list[bool]:
+        """Per id, whether an evaluation was added under it (its dedup marker is still kept):
+        an ingest path that does not re-deliver asks this before refusing a re-send, so a trace
+        accepted but never recorded (a crash) is scored when it is sent again. Read only."""
+        ...
+
     def ping(self) -> bool:
         """True when the backend is reachable (used by /readyz)."""
         ...

@@ -71,6 +71,11 @@ class MemoryWindowStore(BucketWindows):
             for r, slices, ts in items
         ]
 
+    def evaluated(self, trace_ids: Sequence[str]) -> list[bool]:
+        now = self.now()
+        with self._lock:
+            return [self._seen.get("e:" + t, 0.0) > now for t in trace_ids]
+
     def _apply(self, dedup_key: str, ts: float, incr: Increments) -> bool:
         now = self.now()
         groups, fields = incr
