@@ -373,15 +373,18 @@ _INGEST_LOCK = threading.Lock()
 
 
 def _ingest_valid(runtime: Runtime, traces: list[RagTrace], source: str) -> dict[str, Any]:
-    """Observe valid traces and queue the sampled ones that were not received before. Raises
-    QueueFullError when full. Returns ``sampled`` (queued) and ``duplicates`` (trace_ids
-    received before: counted once, not scored again)."""
+    """Observe valid traces and queue the sampled ones not received before, or received and
+    never recorded (lost by a crash: the re-send is scored, issue 45). Raises QueueFullError
+    when full. Returns ``sampled`` (queued) and ``duplicates`` (trace_ids received before,
+    each within its own trace's tenant: counted once, not scored again)."""
     # Check, observe and offer under one lock: only workers take from the queue, so the offer
     # cannot fail after the check, and a trace marked as received is always queued.
     with _INGEST_LOCK:
         if not runtime.queue.fits(traces):  # room in traces and in characters
             raise QueueFullError
-        sampled, known = runtime.processor.observe_new(traces, source=source)
+        sampled, known = runtime.processor.observe_new(
+            traces, source=source, pending=runtime.queue.holds
+        )
         if not runtime.queue.offer(sampled):
             raise QueueFullError
     if known:
@@ -401,7 +404,7 @@ def _ingest(runtime: Runtime, settings: Settings, items: list[Any], source: str)
         return _queue_full()
     valid: list[RagTrace] = []
     errors: list[dict[str, Any]] = []
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()  # (tenant, trace_id): tenants may share an id
     for index, item in enumerate(items):
         trace_id = item.get("trace_id") if isinstance(item, dict) else None
         try:
@@ -423,7 +426,8 @@ def _ingest(runtime: Runtime, settings: Settings, items: list[Any], source: str)
                 }
             )
             continue
-        if trace.trace_id in seen:
+        key = (trace.attributes.get("tenant", ""), trace.trace_id)
+        if key in seen:
             runtime.metrics.rejected.labels(source=source, reason="duplicate_in_batch").inc()
             errors.append(
                 {
@@ -434,7 +438,7 @@ def _ingest(runtime: Runtime, settings: Settings, items: list[Any], source: str)
                 }
             )
             continue
-        seen.add(trace.trace_id)
+        seen.add(key)
         valid.append(trace)
     try:
         outcome = _ingest_valid(runtime, valid, source)
