@@ -4,7 +4,7 @@ judge, for tests that measure the process (RSS) or kill it. Settings come from t
 
 Usage::
 
-    python -m tests.server_proc --port 18080 [--judge-delay 2.0]
+    python -m tests.server_proc --port 18080 [--judge-delay 2.0] [--contradict WORD]
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import logging
 
 from groundwatch.api.app import create_app
 from groundwatch.cli.commands import serve_app
+from groundwatch.contract.record import Verdict
+from groundwatch.contract.trace import RagTrace
 from groundwatch.runtime import Runtime
 from groundwatch.settings import Settings
 from tests.fakes import FakeJudge
@@ -23,10 +25,19 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--judge-delay", type=float, default=0.0, help="seconds per judge call")
+    parser.add_argument(
+        "--contradict", default="", help="claims holding this word are contradicted (findings)"
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     settings = Settings()
-    runtime = Runtime.build(settings, judge=FakeJudge(delay_s=args.judge_delay), with_kafka=False)
+    word = args.contradict
+
+    def verdict(claim: str, _: RagTrace) -> Verdict:
+        return "contradicted" if word and word in claim else "supported"
+
+    judge = FakeJudge(verdict, delay_s=args.judge_delay)
+    runtime = Runtime.build(settings, judge=judge, with_kafka=False)
     server = serve_app(create_app(settings, runtime=runtime), "127.0.0.1", args.port, settings)
     server.run()
 

@@ -190,9 +190,11 @@ JSON = "application/json"
         ("/v1/rag-traces", b"[\n{]", JSON, 400, "not_json", "line 2 column 2"),
         ("/v1/evaluate", b'{"trace_id": "\xff"}', JSON, 400, "not_utf8", "byte 14"),
         ("/v1/evaluate", b"[" * 100_000 + b"]" * 100_000, JSON, 400, "not_json", "nested"),
-        ("/v1/evaluate", b"trace_id=a", None, 400, "not_json", "content-type: application/json"),
-        ("/v1/evaluate", b"trace_id=a", "application/x-www-form-urlencoded", 400, "not_json",
-         "application/x-www-form-urlencoded"),
+        # Write routes take JSON only (issue 45: a cross-site form or text/plain POST is 415).
+        ("/v1/evaluate", b"trace_id=a", None, 415, "unsupported_media_type",
+         "content-type: application/json"),
+        ("/v1/evaluate", b"trace_id=a", "application/x-www-form-urlencoded", 415,
+         "unsupported_media_type", "application/x-www-form-urlencoded"),
         ("/v1/evaluate", b"[]", JSON, 422, "schema", "expected a JSON object"),
         ("/v1/evaluate", b'{"trace_id": "a"}', JSON, 422, "schema", "question"),
         ("/v1/rag-traces", b"{}", JSON, 422, "schema", "JSON array"),
@@ -236,8 +238,14 @@ def test_method_not_allowed_and_auth_errors_have_the_shape() -> None:
             assert_error_shape(r.json())
 
 
-def test_json_body_without_content_type_is_accepted(client: TestClient) -> None:
+def test_json_body_without_content_type_is_refused_with_415(client: TestClient) -> None:
+    # A browser's no-cors fetch of a Blob sends no content-type: refused since issue 45.
     r = client.post("/v1/evaluate", content=json.dumps(trace()).encode())
+    assert r.status_code == 415, r.text
+    assert r.json()["error"] == "unsupported_media_type"
+    r = client.post(
+        "/v1/evaluate", content=json.dumps(trace()).encode(), headers={"content-type": JSON}
+    )
     assert r.status_code == 200, r.text
 
 

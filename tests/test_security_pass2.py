@@ -381,7 +381,12 @@ def test_failed_requests_count_against_the_rate_limit() -> None:
         ]
         assert codes[:2] != [429, 429]
         assert codes[2] == 429
-        bad = [client.post("/v1/evaluate", content=b"{").status_code for _ in range(3)]
+        bad = [
+            client.post(
+                "/v1/evaluate", content=b"{", headers={"content-type": "application/json"}
+            ).status_code
+            for _ in range(3)
+        ]
         assert bad[2] == 429
 
 
@@ -395,7 +400,11 @@ def test_full_queue_is_503_before_the_body_is_parsed() -> None:
         assert (
             client.post("/v1/rag-traces", json=[make_trace("q-1")], headers=AUTH).status_code == 202
         )
-        response = client.post("/v1/rag-traces", content=b"[{not json", headers=AUTH)
+        response = client.post(
+            "/v1/rag-traces",
+            content=b"[{not json",
+            headers={**AUTH, "content-type": "application/json"},
+        )
         assert response.status_code == 503
         assert response.headers["retry-after"]
 
@@ -652,7 +661,7 @@ def test_slow_headers_and_bodies_are_cut_off_by_read_timeouts() -> None:
 
         # 1. Headers trickled a line at a time: 408, then closed.
         with connect() as sock:
-            sock.sendall(b"POST /v1/evaluate HTTP/1.1\r\nHost: x\r\n")
+            sock.sendall(b"POST /v1/evaluate HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             took, got = _trickle_until_closed(sock, _forever(b"X-Slow: 1\r\n"), limit)
             assert got.startswith(b"HTTP/1.1 408 "), got[:100]
             assert header_s * 0.8 <= took, took
@@ -663,7 +672,7 @@ def test_slow_headers_and_bodies_are_cut_off_by_read_timeouts() -> None:
             assert header_s * 0.8 <= took, took
         # 3. Headers complete, body trickled: closed.
         head = (
-            "POST /v1/evaluate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            "POST /v1/evaluate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             f"Authorization: Bearer {TOKEN}\r\nContent-Length: 100000\r\n\r\n"
         ).encode()
         with connect() as sock:
@@ -673,7 +682,7 @@ def test_slow_headers_and_bodies_are_cut_off_by_read_timeouts() -> None:
         # 4. A kept-alive connection: a prompt request is served, then the next one's headers
         #    trickle and are cut off; the header clock restarted after the first response.
         with connect() as sock:
-            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             first = b""
             while not first.endswith(b"}}"):  # {"status":"ok","checks":{...}}
                 data = sock.recv(4096)

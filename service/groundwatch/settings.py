@@ -6,7 +6,6 @@ e.g. ``GROUNDWATCH_KAFKA__BOOTSTRAP_SERVERS``. ``groundwatch config`` prints the
 
 from __future__ import annotations
 
-import ipaddress
 import json
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
@@ -14,6 +13,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from groundwatch.access import check_grants, token_list
 from groundwatch.contract.trace import TraceLimits
 
 __all__ = [
@@ -36,20 +36,7 @@ __all__ = [
 
 ENV_PREFIX = "GROUNDWATCH_"
 
-#: Shortest API token accepted when the API binds beyond loopback (shorter only warns there).
-MIN_TOKEN_CHARS = 16
-
 _REDIS_SCHEMES = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
-
-
-def _is_loopback(host: str) -> bool:
-    name = host.strip().strip("[]").lower()
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
 
 
 def environment_variable(path: tuple[str | int, ...] | list[str]) -> str:
@@ -74,6 +61,21 @@ class ApiSettings(BaseModel):
             "Bearer tokens for write and trace-content endpoints (JSON list or comma-separated;"
             " several for rotation). Unset = open, and only a loopback host is allowed."
         ),
+    )
+    scoped_tokens: Annotated[list[SecretStr], NoDecode] = Field(
+        default_factory=list,
+        description="Tokens with scopes, each '<scope>[+<scope>][@<tenant>]:<token>' (ingest, "
+        "read, label, admin); @tenant binds reads and labels to one tenant. TOKENS keep all.",
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host header values served (any port; '*' = any). Empty: loopback names "
+        "on loopback connections, anything on others (DNS rebinding guard).",
+    )
+    allowed_origins: list[str] = Field(
+        default_factory=list,
+        description="Browser origins (scheme://host[:port]) allowed to write besides the "
+        "server's own; a write with another Origin header is refused (403).",
     )
     metrics_token: SecretStr | None = Field(
         default=None, description="Separate bearer token for /metrics; unset keeps it open."
@@ -158,53 +160,23 @@ class ApiSettings(BaseModel):
         "progress is then given up.",
     )
 
-    @field_validator("tokens", mode="before")
+    @field_validator("tokens", "scoped_tokens", mode="before")
     @classmethod
     def _token_list(cls, value: Any) -> Any:
         # Never raise with the value in hand: a validation error would print the secret.
-        # A token is a non-empty string: ``[null]`` (a template rendering a missing secret) or
-        # ``[1]`` is an error, never the token "None" or "1" (issue 36).
-        if isinstance(value, SecretStr):
-            value = value.get_secret_value()
-        if value is None:
-            return []
-        if isinstance(value, str):
-            text = value.strip()
-            if not text:
-                return []
-            if text.startswith("["):
-                try:
-                    value = json.loads(text)
-                except ValueError:
-                    raise ValueError("not a valid JSON list of strings") from None
-                if not isinstance(value, list):
-                    raise ValueError("not a valid JSON list of strings")
-            else:
-                value = text.split(",")
-        if not isinstance(value, list | tuple):
-            raise ValueError("expected a JSON list of strings or comma-separated tokens")
-        out: list[str] = []
-        for n, item in enumerate(value, 1):
-            raw = item.get_secret_value() if isinstance(item, SecretStr) else item
-            if not isinstance(raw, str):
-                kind = "null" if raw is None else type(raw).__name__
-                raise ValueError(f"token {n} is {kind}, not a string")
-            if not raw.strip():
-                raise ValueError(f"token {n} is empty")
-            out.append(raw.strip())
-        return out
+        return token_list(value)
 
-    @field_validator("tokens", mode="after")
+    @field_validator("tokens", "scoped_tokens", mode="after")
     @classmethod
-    def _long_beyond_loopback(cls, value: list[SecretStr], info: ValidationInfo) -> Any:
+    def _grants(cls, value: list[SecretStr], info: ValidationInfo) -> list[SecretStr]:
+        # Long tokens beyond loopback; scopes readable, and no scoped token also configured
+        # elsewhere (its rights would be ambiguous).
+        mine = [t.get_secret_value() for t in value]
         host = info.data.get("host", "127.0.0.1")
-        if not _is_loopback(host):
-            short = sum(1 for t in value if len(t.get_secret_value()) < MIN_TOKEN_CHARS)
-            if short:
-                raise ValueError(
-                    f"{short} token(s) shorter than {MIN_TOKEN_CHARS} characters while binding "
-                    f"{host} (beyond loopback)"
-                )
+        if info.field_name == "tokens":
+            check_grants(mine, [], host)
+        else:
+            check_grants([t.get_secret_value() for t in info.data.get("tokens", [])], mine, host)
         return value
 
     @field_validator("max_inflight_bytes", mode="after")
@@ -434,7 +406,18 @@ class WindowSettings(BaseModel):
         description="Attribute keys that become slice labels.",
     )
     top_n: int = Field(
-        default=10, ge=1, description="Values kept per slice key; the rest are 'other'."
+        default=10,
+        ge=1,
+        le=1000,
+        description="Values kept per slice key: the top-N by traces in slice_window_s; the "
+        "rest are 'other'.",
+    )
+    slice_window_s: int = Field(
+        default=3600,
+        ge=4,
+        le=7 * 86400,
+        description="Recent volume that ranks slice values; re-ranked every quarter of it, so "
+        "a value that stops arriving loses its label within it.",
     )
     slice_allow: dict[str, str] = Field(
         default_factory=dict,

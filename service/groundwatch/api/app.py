@@ -130,6 +130,21 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     # Added last = runs first: requests in progress, then body bytes held (issue 36).
     app.add_middleware(BodyBudget, max_bytes=settings.api.max_inflight_bytes)
     app.add_middleware(InflightLimit, max_inflight=settings.api.max_inflight)
+    from groundwatch.api.origin import BrowserGuard
+    from groundwatch.api.security import SecurityGuard
+    from groundwatch.api.tenancy import TenantBinding, TenantFindingView
+    from groundwatch.api.wire import WireRules
+
+    guard = SecurityGuard(settings.api)
+    # Refused before any body is read (issue 45): framing, then Host/Origin/media type; then
+    # the tenant of the request's token, for the findings routes' view.
+    app.add_middleware(TenantBinding, guard=guard)
+    app.add_middleware(
+        BrowserGuard,
+        allowed_hosts=settings.api.allowed_hosts,
+        allowed_origins=settings.api.allowed_origins,
+    )
+    app.add_middleware(WireRules)
     try:  # outermost: every error of the OTLP route, wherever raised, is a google.rpc.Status
         from groundwatch.api.otlp import OtlpStatusBodies
     except ImportError:
@@ -144,11 +159,8 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     def rt() -> Runtime:
         return runtime_
 
-    from groundwatch.api.security import SecurityGuard
-
-    guard = SecurityGuard(settings.api)
     app.state.guard = guard
-    write_auth = [Depends(guard.require_write)]
+    write_auth = [Depends(guard.require_ingest)]
     read_auth = [Depends(guard.require_read)]
     metrics_auth = [Depends(guard.require_metrics)]
 
@@ -274,7 +286,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     # (kept in sessionStorage) as a bearer header to the JSON routes, which need it.
     app.include_router(
         findings_router(
-            runtime_.findings,
+            TenantFindingView(runtime_.findings),  # a tenant-bound token sees its tenant's only
             runtime_.windows,
             settings,
             include_page=False,
@@ -282,21 +294,21 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         ),
         dependencies=read_auth,
     )
-    # Labelling a finding writes: guarded like ingest.
+    # Labelling a finding needs the label scope (an ingest token cannot skew precision).
     # A note is free text kept with the finding: redacted like the finding's own texts.
     redactor = runtime_.processor.redactor
     app.include_router(
         label_router(
             runtime_.findings, redact_note=redactor.redact_text if redactor is not None else None
         ),
-        dependencies=write_auth,
+        dependencies=[Depends(guard.require_label)],
     )
     app.include_router(
         page_router(
             runtime_.findings,
             runtime_.windows,
             settings,
-            authorize=guard.require_read,
+            authorize=guard.require_read_all_tenants,
             judge_version=lambda: runtime_.judge.version,
         )
     )
