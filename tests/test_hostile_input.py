@@ -47,7 +47,7 @@ FUZZ = settings(
     derandomize="GROUNDWATCH_FUZZ_EXAMPLES" not in os.environ,
 )
 LIMITS = TraceLimits()
-REASONS = {"not_utf8", "not_json", "schema", "oversize"}
+REASONS = {"not_utf8", "not_json", "schema", "oversize", "timestamp"}
 HUGE = "__huge_int__"
 
 # Any character, lone surrogates included (json.dumps writes them as \ud800 escapes).
