@@ -9,9 +9,16 @@ Usage::
     to_label = store.sample(20)                           # uniform random, for an unbiased estimate
     page = store.page(limit=50, slice_filter={"tenant": "acme"})
     more = store.page(limit=50, cursor=page.next_cursor)  # newest first, stable under inserts
+    counts = store.label_counts()                         # O(series): the precision figures
 
 Order is (ts, key) descending; a cursor is the (ts, key) of the last item returned, so pages
 neither repeat nor skip items when new findings arrive between requests.
+
+Every store bounds trace times the way the windows do (:func:`kept_ts`: up to
+``MAX_FUTURE_SKEW_S`` ahead is kept at now, further ahead is refused) and, when full, drops
+the finding it *received* first, never the one with the oldest trace time: a forged time can
+neither push real findings out nor make a late (replayed) finding be refused on arrival.
+Slice filters read per-slice indexes; two or more examine only the smallest one's findings.
 """
 
 from __future__ import annotations
