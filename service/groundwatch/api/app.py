@@ -313,11 +313,14 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         )
     )
     try:
-        from groundwatch.api.otlp import otlp_router
+        from groundwatch.api.otlp import coverage_router, otlp_router
     except ImportError:
         log.debug("OTLP ingest not available")
     else:
         app.include_router(otlp_router(runtime_, settings, _ingest_valid), dependencies=write_auth)
+        app.include_router(
+            coverage_router(runtime_, settings, _ingest_valid), dependencies=read_auth
+        )
     app.state.runtime = runtime_
     _document_trace_bodies(app)
     return app

@@ -1,8 +1,14 @@
 """OTLP/HTTP trace receiver: ``POST /v1/traces`` (protobuf or JSON), assembled into RagTraces.
 
+The same handler answers Langfuse's default export path ``POST /api/public/otel/v1/traces``;
+``POST /v1/logs`` takes GenAI content sent as log records (joined to their spans by trace and span
+id); ``GET /v1/ingest/coverage`` (:func:`coverage_router`) shows, per instrumentation library, the
+share of traces read completely.
+
 Usage (app.py does this; the router's lifespan starts and stops the flusher)::
 
     app.include_router(otlp_router(runtime, settings, ingest_fn), dependencies=write_auth)
+    app.include_router(coverage_router(runtime, settings, ingest_fn), dependencies=read_auth)
 
     receiver = runtime.extras["otlp_receiver"]   # also usable directly, e.g. from Runtime.stop
     receiver.start(); ...; receiver.stop()        # idempotent
@@ -11,6 +17,14 @@ Responses follow the OTLP/HTTP specification: 200 with an ``ExportTraceServiceRe
 request's encoding (``partial_success.rejected_spans`` when some spans were refused), 400 with a
 ``google.rpc.Status`` for an undecodable body, 415 for another media type, 503 with
 ``Retry-After`` when the evaluation queue is full (the exporter retries; buffered spans are kept).
+
+A trace is never half read in silence: one without a question is dropped, one whose passages
+could not be read (no retrieval span, or none with a readable document field) is held back from
+scoring (it would read as "answered without evidence"), and both are answered with
+``partial_success`` (their spans rejected, an ``error_message`` naming the library and what was
+missing); one without an answer is scored, with a warning in ``error_message``. All are counted in
+``groundwatch_otlp_traces_read_total{source_library, completeness}`` and
+``groundwatch_otlp_traces_missing_total{source_library, missing}``.
 """
 
 from __future__ import annotations
@@ -30,13 +44,25 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from groundwatch.contract.trace import RagTrace, TraceDecodeError, validate_trace
 from groundwatch.ingest.otlp_assembly import AssembledTrace, TraceAssembler
-from groundwatch.ingest.otlp_decode import OtlpDecodeError, decode_otlp_request, media_kind
+from groundwatch.ingest.otlp_decode import (
+    OtlpDecodeError,
+    decode_otlp_logs_request,
+    decode_otlp_request,
+    media_kind,
+)
 from groundwatch.settings import Settings
 
 if TYPE_CHECKING:
     from groundwatch.runtime import Runtime
 
-__all__ = ["OtlpBackpressureError", "OtlpReceiver", "OtlpStatusBodies", "otlp_router"]
+__all__ = [
+    "OTLP_PATHS",
+    "OtlpBackpressureError",
+    "OtlpReceiver",
+    "OtlpStatusBodies",
+    "coverage_router",
+    "otlp_router",
+]
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +83,18 @@ class ReceiveOutcome:
     spans: int
     rejected_spans: int
     error_message: str
+
+
+@dataclass
+class _Handover:
+    """What :meth:`OtlpReceiver._ingest` did with a batch: spans refused, and why (messages)."""
+
+    refused_spans: int = 0
+    messages: list[str] | None = None
+
+    def note(self, message: str, spans: int = 0) -> None:
+        self.refused_spans += spans
+        self.messages = [*(self.messages or []), message]
 
 
 class OtlpReceiver:
@@ -153,27 +191,56 @@ class OtlpReceiver:
         rejected = result.rejected_spans
         messages = [f"{n} spans: {reason}" for reason, n in sorted(result.reasons.items())]
         if result.completed:
-            refused = self._ingest(result.completed)
-            if refused:
-                rejected += refused
-                messages.append(f"{refused} spans: trace refused by the contract")
+            handover = self._ingest(result.completed)
+            rejected += handover.refused_spans
+            messages += handover.messages or []
         return ReceiveOutcome(len(spans), rejected, "; ".join(messages))
 
-    def _ingest(self, items: list[AssembledTrace]) -> int:
-        """Validate and hand traces to ingest_fn. Returns the spans of refused traces."""
+    def receive_logs(self, body: bytes, content_type: str) -> ReceiveOutcome:
+        """Decode one ``/v1/logs`` request; GenAI log records are held with their trace and
+        joined to their spans. ``spans`` counts the log records kept; nothing is rejected here
+        (messages about the traces they finished are warnings)."""
+        held = self.assembler.pending_bytes()
+        if held > self.settings.otel.max_pending_bytes:
+            raise OtlpBackpressureError(f"{held} bytes of spans held for assembly")
+        records = decode_otlp_logs_request(body, content_type)
+        result = self.assembler.add_logs(records)
+        messages: list[str] = []
+        if result.completed:
+            handover = self._ingest(result.completed)
+            messages += handover.messages or []
+        return ReceiveOutcome(len(records), 0, "; ".join(messages))
+
+    def _ingest(self, items: list[AssembledTrace]) -> _Handover:
+        """Validate and hand traces to ingest_fn; hold back those whose passages could not be
+        read. Returns the spans refused and a message for each trace not read in full."""
         limits = self.settings.limits
         valid: list[AssembledTrace] = []
-        refused = 0
+        handover = _Handover()
         for item in items:
+            if "passages" in item.missing:
+                handover.note(
+                    f"{len(item.spans)} spans: no passages readable in this {item.library} trace "
+                    "(instrumentation gap); not scored",
+                    len(item.spans),
+                )
+                continue
             try:
                 validate_trace(item.trace.model_dump(mode="json"), limits)
             except TraceDecodeError as exc:
                 self.runtime.metrics.rejected.labels(source="otlp", reason=exc.reason).inc()
-                refused += len(item.spans)
+                handover.note(
+                    f"{len(item.spans)} spans: trace refused by the contract", len(item.spans)
+                )
                 continue
+            if item.missing:
+                handover.note(
+                    f"trace read without {' or '.join(item.missing)} from this {item.library} "
+                    "trace; scored as read"
+                )
             valid.append(item)
         if not valid:
-            return refused
+            return handover
         # Noted before the hand-over: a fast worker may emit the evaluation event right away.
         self._note_producers(valid)
         try:
@@ -187,7 +254,7 @@ class OtlpReceiver:
         for item in valid:
             for kind in item.fallbacks:
                 self.runtime.metrics.otlp_fallbacks.labels(kind=kind).inc()
-        return refused
+        return handover
 
     def _note_producers(self, items: list[AssembledTrace]) -> None:
         """Let the evaluation-event emitter link its spans to the producer's root span."""
@@ -259,11 +326,13 @@ _GRPC_CODES = {
     429: 8,  # RESOURCE_EXHAUSTED
     503: 14,  # UNAVAILABLE
 }
-_OTLP_PATH = "/v1/traces"
+# Langfuse's SDK exports to <host>/api/public/otel/v1/traces; the handler is the same.
+LANGFUSE_TRACES_PATH = "/api/public/otel/v1/traces"
+OTLP_PATHS = frozenset({"/v1/traces", LANGFUSE_TRACES_PATH, "/v1/logs"})
 
 
 class OtlpStatusBodies:
-    """ASGI middleware: on ``POST /v1/traces``, an error answered outside the route (401 from
+    """ASGI middleware: on ``POST /v1/traces`` (and the other :data:`OTLP_PATHS`), an error answered outside the route (401 from
     the token check, 413/503 from the body and request limits, 429, a store outage) carries a
     ``google.rpc.Status`` in the request's encoding, as the OTLP specification requires, not the
     API's ErrorBody. Headers such as ``Retry-After`` are kept. Other routes are untouched."""
@@ -272,7 +341,7 @@ class OtlpStatusBodies:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("path") != _OTLP_PATH:
+        if scope["type"] != "http" or scope.get("path") not in OTLP_PATHS:
             await self.app(scope, receive, send)
             return
         content_type = ""
@@ -327,16 +396,27 @@ def _media(kind: str) -> str:
     return "application/json" if kind == "json" else "application/x-protobuf"
 
 
-def _success(kind: str, outcome: ReceiveOutcome) -> Response:
+def _success(kind: str, outcome: ReceiveOutcome, *, logs: bool = False) -> Response:
+    """An ``Export{Trace,Logs}ServiceResponse``, with ``partial_success`` when anything was
+    rejected or not read in full (``error_message`` alone is a warning, as the spec allows)."""
     from google.protobuf import json_format
+    from google.protobuf.message import Message as ProtoMessage
+    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
         ExportTraceServiceResponse,
     )
 
-    message = ExportTraceServiceResponse()
-    if outcome.rejected_spans or outcome.error_message:
-        message.partial_success.rejected_spans = outcome.rejected_spans
-        message.partial_success.error_message = outcome.error_message
+    message: ProtoMessage
+    if logs:
+        message = ExportLogsServiceResponse()
+        if outcome.rejected_spans or outcome.error_message:
+            message.partial_success.rejected_log_records = outcome.rejected_spans
+            message.partial_success.error_message = outcome.error_message[:2000]
+    else:
+        message = ExportTraceServiceResponse()
+        if outcome.rejected_spans or outcome.error_message:
+            message.partial_success.rejected_spans = outcome.rejected_spans
+            message.partial_success.error_message = outcome.error_message[:2000]
     if kind == "json":
         content = json.dumps(json_format.MessageToDict(message)).encode()
     else:
@@ -344,13 +424,26 @@ def _success(kind: str, outcome: ReceiveOutcome) -> Response:
     return Response(content, status_code=200, media_type=_media(kind))
 
 
-def otlp_router(runtime: Runtime, settings: Settings, ingest_fn: IngestFn) -> APIRouter:
-    """``POST /v1/traces``; the receiver lives in ``runtime.extras["otlp_receiver"]``."""
+_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {"description": "Undecodable body (google.rpc.Status)"},
+    413: {"description": "Body too large"},
+    415: {"description": "Unsupported media type"},
+    503: {"description": "Evaluation queue full; retry after Retry-After"},
+}
+
+
+def _receiver(runtime: Runtime, settings: Settings, ingest_fn: IngestFn) -> OtlpReceiver:
     receiver: OtlpReceiver | None = runtime.extras.get("otlp_receiver")
     if receiver is None:
         receiver = OtlpReceiver(runtime, settings, ingest_fn)
         runtime.extras["otlp_receiver"] = receiver
-    receiver_ = receiver
+    return receiver
+
+
+def otlp_router(runtime: Runtime, settings: Settings, ingest_fn: IngestFn) -> APIRouter:
+    """``POST /v1/traces``, ``/api/public/otel/v1/traces`` (Langfuse) and ``/v1/logs``; the
+    receiver lives in ``runtime.extras["otlp_receiver"]``."""
+    receiver_ = _receiver(runtime, settings, ingest_fn)
     limit = settings.api.max_body_bytes
 
     @asynccontextmanager
@@ -363,19 +456,7 @@ def otlp_router(runtime: Runtime, settings: Settings, ingest_fn: IngestFn) -> AP
 
     router = APIRouter(lifespan=lifespan)
 
-    @router.post(
-        "/v1/traces",
-        tags=["ingest"],
-        summary="OTLP/HTTP traces (application/x-protobuf or application/json)",
-        responses={
-            400: {"description": "Undecodable body (google.rpc.Status)"},
-            413: {"description": "Body too large"},
-            415: {"description": "Unsupported media type"},
-            503: {"description": "Evaluation queue full; retry after Retry-After"},
-        },
-    )
-    async def export_traces(request: Request) -> Response:
-        """Receive spans; RAG traces are assembled from retrieval and LLM spans, then scored."""
+    async def export(request: Request, *, logs: bool) -> Response:
         content_type = request.headers.get("content-type", "")
         try:
             kind = media_kind(content_type)
@@ -388,9 +469,12 @@ def otlp_router(runtime: Runtime, settings: Settings, ingest_fn: IngestFn) -> AP
         raw = await request.body()
         try:
             body = _decompress(raw, request.headers.get("content-encoding", ""), limit)
-            outcome = await run_in_threadpool(
-                receiver_.receive, body, content_type, request.headers.get("traceparent")
-            )
+            if logs:
+                outcome = await run_in_threadpool(receiver_.receive_logs, body, content_type)
+            else:
+                outcome = await run_in_threadpool(
+                    receiver_.receive, body, content_type, request.headers.get("traceparent")
+                )
         except _TooLargeError:
             message = f"decompressed body over {limit} bytes"
             return Response(
@@ -413,6 +497,52 @@ def otlp_router(runtime: Runtime, settings: Settings, ingest_fn: IngestFn) -> AP
                 media_type=_media(kind),
                 headers={"Retry-After": "2"},
             )
-        return _success(kind, outcome)
+        return _success(kind, outcome, logs=logs)
+
+    @router.post(
+        "/v1/traces",
+        tags=["ingest"],
+        summary="OTLP/HTTP traces (application/x-protobuf or application/json)",
+        responses=_RESPONSES,
+    )
+    async def export_traces(request: Request) -> Response:
+        """Receive spans; RAG traces are assembled from retrieval and LLM spans, then scored."""
+        return await export(request, logs=False)
+
+    @router.post(
+        LANGFUSE_TRACES_PATH,
+        tags=["ingest"],
+        summary="OTLP/HTTP traces at the Langfuse SDK's default export path",
+        responses=_RESPONSES,
+    )
+    async def export_langfuse_traces(request: Request) -> Response:
+        """The same as ``POST /v1/traces``, where the Langfuse SDK sends its spans."""
+        return await export(request, logs=False)
+
+    @router.post(
+        "/v1/logs",
+        tags=["ingest"],
+        summary="OTLP/HTTP logs: GenAI content sent as log records",
+        responses=_RESPONSES,
+    )
+    async def export_logs(request: Request) -> Response:
+        """Receive GenAI log records (``gen_ai.user.message``, ``gen_ai.choice``, ...); each is
+        joined to its span by trace and span id. Other log records are ignored."""
+        return await export(request, logs=True)
+
+    return router
+
+
+def coverage_router(runtime: Runtime, settings: Settings, ingest_fn: IngestFn) -> APIRouter:
+    """``GET /v1/ingest/coverage``: per instrumentation library, the OTLP traces seen and the
+    share read completely (``IngestCoverage.view``)."""
+    receiver = _receiver(runtime, settings, ingest_fn)
+    router = APIRouter()
+
+    @router.get("/v1/ingest/coverage", tags=["ingest"], summary="OTLP read coverage by library")
+    def coverage() -> dict[str, Any]:
+        """Which instrumentation libraries were seen and what share of their traces were read
+        with question, passages and answer; what was missing how often."""
+        return receiver.assembler.coverage.view()
 
     return router

@@ -1,66 +1,62 @@
-"""Turns the spans of one OpenTelemetry trace into one :class:`~groundwatch.contract.trace.RagTrace`.
+"""Collects the spans (and GenAI log records) of OpenTelemetry traces and turns each finished trace
+into one :class:`~groundwatch.contract.trace.RagTrace` (the reading itself: ``rag_reading.py``).
 
-Three attribute vocabularies are read (see ``semconv.py`` for the exact keys):
+Spans of one trace may arrive in several export requests, and GenAI content may arrive apart, as
+log records (``/v1/logs``) carrying the trace and span id of their chat span.
+:class:`TraceAssembler` keeps both for a bounded time and finishes a trace:
 
-* OpenTelemetry GenAI semantic conventions: ``gen_ai.operation.name`` (``retrieval``, ``chat``,
-  ``text_completion``, ``invoke_agent`` ...), ``gen_ai.input.messages`` / ``gen_ai.output.messages``
-  (JSON), the legacy ``gen_ai.prompt`` / ``gen_ai.completion`` attributes (also flattened as
-  ``gen_ai.prompt.{i}.content``), the events ``gen_ai.user.message`` / ``gen_ai.choice``, and
-  ``gen_ai.retrieval.documents`` / ``gen_ai.retrieval.query.text`` on retrieval spans.
-* OpenInference: ``openinference.span.kind`` (RETRIEVER, RERANKER, LLM, CHAIN, AGENT),
-  ``input.value`` / ``output.value``, ``retrieval.documents.{i}.document.{content,id,score}``,
-  ``llm.input_messages.{i}.message.{role,content}``, ``llm.output_messages.{i}.message.content``.
-* OpenLLMetry: its GenAI attributes, ``gen_ai.operation.name=vector_db_retrieve`` and the JSON in
-  ``traceloop.entity.input`` / ``traceloop.entity.output``.
+* ``complete``: as soon as it is *structurally complete* (a retrieval span, an LLM span, and the
+  LLM span's ancestry reaches a root or CHAIN/agent span that has arrived) and its question,
+  passages and answer could all be read; or once its root span and an LLM span have arrived (the
+  root ends last: the request is over) even though something could not be read, unless the
+  missing answer may still come as log records (an LLM span without any content);
+* ``window``: when its window expires; ``shutdown``: at :meth:`TraceAssembler.drain`.
 
-The answer is the output text of the *latest LLM span that has one* (a streaming LlamaIndex query
-ends with an LLM span without output); only when no LLM span has output text is the root span's
-``output.value`` used, and a JSON one (``output.mime_type=application/json``) only through its
-response/answer field, never as JSON. A document's missing score or id is taken from its metadata
-(``score``, ``relevance_score``, ``id``, ``doc_id``). Each such fallback is named in
-:attr:`AssembledTrace.fallbacks` (see :data:`FALLBACK_KINDS`); the OTLP receiver counts them in
-``groundwatch_otlp_fallbacks_total{kind}`` so operators see which path their spans take.
+Every finished trace is recorded in :class:`~groundwatch.ingest.coverage.IngestCoverage` by the
+library that made it and what could not be read (``AssembledTrace.missing``), and a dropped one
+(no question, not RAG) is counted in ``groundwatch_otlp_traces_dropped_total{reason}`` and, when
+the request being handled finished it, reported back as rejected spans.
 
-Spans of one trace may arrive in several export requests. :class:`TraceAssembler` keeps them for a
-bounded time and emits the trace as soon as it is *complete* (a retrieval span, an LLM span, and the
-LLM span's ancestry reaches a root or CHAIN/agent span that has arrived) or when its window
-expires. Memory is bounded: at most ``max_pending`` traces and ``max_spans_per_trace`` spans each;
-the oldest trace is evicted (and counted) to make room. :meth:`TraceAssembler.pending_bytes`
+Memory is bounded: at most ``max_pending`` traces and ``max_spans_per_trace`` spans each; the
+oldest trace is evicted (and counted) to make room. :meth:`TraceAssembler.pending_bytes`
 estimates the text held (attribute values, names); the OTLP receiver refuses new requests (503)
 while it is over ``otel.max_pending_bytes``, so spans put back on backpressure cannot pile up.
 
 Usage::
 
     assembler = TraceAssembler(window_s=5.0, max_pending=10_000, registry=registry)
-    done = assembler.add(spans)            # traces completed by these spans
-    done += assembler.expire()             # traces whose window ran out (call periodically)
-    for item in done: item.trace           # a RagTrace; item.root: the producer's root span
+    done = assembler.add(spans).completed          # traces finished by these spans
+    done += assembler.add_logs(records).completed  # ... or by these GenAI log records
+    done += assembler.expire()                     # traces whose window ran out (periodically)
+    for item in done: item.trace, item.missing     # a RagTrace; item.root: the producer's root
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Literal
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
-from pydantic import ValidationError
 
-from groundwatch.contract.trace import ContextPassage, RagTrace
-from groundwatch.ingest.otlp_decode import SpanRecord
-from groundwatch.ingest.semconv import (
-    SpanRole,
-    answer_from_output,
-    documents,
-    llm_messages,
-    model_name,
-    query_text,
-    span_role,
+from groundwatch.contract.trace import RagTrace
+from groundwatch.ingest import genai
+from groundwatch.ingest.coverage import IngestCoverage
+from groundwatch.ingest.otlp_decode import LogEventRecord, SpanEventRecord, SpanRecord
+from groundwatch.ingest.rag_reading import (
+    DEFAULT_ATTRIBUTE_MAP,
+    FALLBACK_KINDS,
+    Assembly,
+    assemble,
+    assemble_trace,
+    is_complete,
+    span_roles,
 )
+from groundwatch.ingest.semconv import llm_messages
 
 __all__ = [
     "DEFAULT_ATTRIBUTE_MAP",
@@ -74,31 +70,6 @@ __all__ = [
     "span_size",
 ]
 
-# Fallback paths of assembly, the ``kind`` label of groundwatch_otlp_fallbacks_total.
-FALLBACK_KINDS: dict[str, str] = {
-    "answer_earlier_llm_span": "the latest LLM span had no output text; an earlier one's was used",
-    "answer_llm_output_value": "the answer came from an LLM span's output.value, not its messages",
-    "answer_root_output": "no LLM span had output text; the root span's plain output.value was used",
-    "answer_root_json": "no LLM span had output text; the root's JSON output.value gave the answer",
-    "answer_root_json_ignored": "the root's JSON output.value had no answer field: no answer",
-    "score_from_metadata": "document scores were read from document metadata",
-    "id_from_metadata": "document ids were read from document metadata",
-    "question_from_retrieval": "no root/chain span had the question; the retrieval query was used",
-    "question_from_llm": "the question is the LLM call's last user message",
-}
-
-# Resource/span attribute -> slice attribute. Only low-cardinality keys belong here.
-DEFAULT_ATTRIBUTE_MAP: dict[str, str] = {
-    "deployment.environment.name": "environment",
-    "deployment.environment": "environment",
-    "service.name": "service",
-    "service.version": "service_version",
-    "tenant.id": "tenant",
-    "app.tenant": "tenant",
-    "app.intent": "intent",
-    "app.prompt_version": "prompt_version",
-}
-
 Trigger = Literal["complete", "window", "shutdown"]
 
 
@@ -111,17 +82,8 @@ class AssembledTrace:
     trigger: Trigger
     root: SpanRecord | None
     fallbacks: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Assembly:
-    """What :func:`assemble` made of one trace's spans: the trace (None with a ``reason``), the
-    producer's root span, and the fallback paths taken (keys of :data:`FALLBACK_KINDS`)."""
-
-    trace: RagTrace | None
-    root: SpanRecord | None
-    reason: str = ""
-    fallbacks: tuple[str, ...] = ()
+    library: str = "unknown"
+    missing: tuple[str, ...] = ()  # parts not read: "passages", "answer" (see Assembly)
 
 
 @dataclass
@@ -129,6 +91,7 @@ class AddResult:
     completed: list[AssembledTrace] = field(default_factory=list)
     rejected_spans: int = 0
     reasons: dict[str, int] = field(default_factory=dict)
+    log_records: int = 0  # log records joined to a pending trace (add_logs)
 
     def reject(self, reason: str, n: int = 1) -> None:
         self.rejected_spans += n
@@ -139,7 +102,20 @@ class AddResult:
 class _Pending:
     deadline: float
     spans: dict[str, SpanRecord] = field(default_factory=dict)
-    size: int = 0  # estimated bytes of its spans (span_size)
+    size: int = 0  # estimated bytes of its spans (span_size) and log events
+    events: dict[str, list[SpanEventRecord]] = field(default_factory=dict)  # by span id (logs)
+    requeued: bool = False  # already recorded in the coverage once
+
+    def merged(self) -> list[SpanRecord]:
+        """The spans with the log records joined to them as span events."""
+        if not self.events:
+            return list(self.spans.values())
+        return [
+            dataclasses.replace(span, events=span.events + tuple(self.events[span.span_id]))
+            if span.span_id in self.events
+            else span
+            for span in self.spans.values()
+        ]
 
 
 _SPAN_OVERHEAD = 256  # ids, times, the record itself
@@ -164,189 +140,6 @@ def span_size(span: SpanRecord) -> int:
     return size
 
 
-def _ancestry_reaches_top(spans: Mapping[str, SpanRecord], start: SpanRecord) -> bool:
-    """True when walking parents from ``start`` ends at a root or a CHAIN/agent span."""
-    current: SpanRecord | None = start
-    for _ in range(len(spans) + 1):
-        if current is None:
-            return False
-        if current.is_root or span_role(current) == "chain":
-            return True
-        current = spans.get(current.parent_span_id)
-    return False
-
-
-def _roles(spans: Iterable[SpanRecord]) -> dict[SpanRole, list[SpanRecord]]:
-    out: dict[SpanRole, list[SpanRecord]] = {"retrieval": [], "llm": [], "chain": []}
-    for span in spans:
-        role = span_role(span)
-        if role is not None:
-            out[role].append(span)
-    for group in out.values():
-        group.sort(key=lambda s: (s.end_unix_nano, s.start_unix_nano))
-    return out
-
-
-def is_complete(spans: Mapping[str, SpanRecord]) -> bool:
-    roles = _roles(spans.values())
-    if not roles["retrieval"] or not roles["llm"]:
-        return False
-    return _ancestry_reaches_top(spans, roles["llm"][-1])
-
-
-def _top_span(
-    spans: Iterable[SpanRecord], roles: dict[SpanRole, list[SpanRecord]]
-) -> SpanRecord | None:
-    ordered = sorted(spans, key=lambda s: s.start_unix_nano)
-    for span in ordered:
-        if span.is_root:
-            return span
-    chains = sorted(roles["chain"], key=lambda s: s.start_unix_nano)
-    return chains[0] if chains else None
-
-
-def _slice_attributes(
-    spans: list[SpanRecord], top: SpanRecord | None, attribute_map: Mapping[str, str]
-) -> dict[str, str]:
-    out: dict[str, str] = {}
-    # Root span first, then other spans, then the resource: the most specific source wins.
-    sources = ([top.attributes] if top else []) + [s.attributes for s in spans]
-    sources += [s.resource for s in spans]
-    for source_key, slice_key in attribute_map.items():
-        if slice_key in out:
-            continue
-        for attrs in sources:
-            value = attrs.get(source_key)
-            if isinstance(value, str | int | float | bool) and not isinstance(value, bytes):
-                text = str(value).lower() if isinstance(value, bool) else str(value)
-                if text:
-                    out[slice_key] = text
-                    break
-    return out
-
-
-def assemble_trace(
-    spans: Iterable[SpanRecord], attribute_map: Mapping[str, str] | None = None
-) -> tuple[RagTrace | None, SpanRecord | None, str]:
-    """Build the RagTrace of one trace's spans: ``(trace, root span, reason)``.
-
-    ``trace`` is None when the spans hold no question (reason ``no_question``), no GenAI span at
-    all (``not_rag``) or something the contract refuses (``invalid``). See :func:`assemble` for
-    the fallbacks taken as well.
-    """
-    result = assemble(spans, attribute_map)
-    return result.trace, result.root, result.reason
-
-
-def _answer(
-    roles: dict[SpanRole, list[SpanRecord]], top: SpanRecord | None, fallbacks: list[str]
-) -> str | None:
-    """The latest LLM output text; else the root span's output (JSON only through a field)."""
-    llms = roles["llm"]
-    for position, llm in enumerate(reversed(llms)):
-        _, outputs = llm_messages(llm, output_value=False)
-        text = outputs[-1] if outputs else answer_from_output(llm)
-        if not text:
-            continue
-        if position:
-            fallbacks.append("answer_earlier_llm_span")
-        if not outputs:
-            fallbacks.append("answer_llm_output_value")
-        return text
-    if top is None:
-        return None
-    raw = top.attributes.get("output.value")
-    if not isinstance(raw, str) or not raw.strip():
-        return None
-    text = answer_from_output(top)
-    is_json = (
-        top.attributes.get("output.mime_type") == "application/json" or raw.lstrip()[:1] == "{"
-    )
-    if is_json:
-        fallbacks.append("answer_root_json" if text else "answer_root_json_ignored")
-    elif text:
-        fallbacks.append("answer_root_output")
-    return text
-
-
-def assemble(
-    spans: Iterable[SpanRecord], attribute_map: Mapping[str, str] | None = None
-) -> Assembly:
-    """Build the RagTrace of one trace's spans, naming the fallbacks taken (module docstring)."""
-    span_list = list(spans)
-    if not span_list:
-        return Assembly(None, None, "not_rag")
-    roles = _roles(span_list)
-    if not roles["retrieval"] and not roles["llm"]:
-        return Assembly(None, None, "not_rag")
-    top = _top_span(span_list, roles)
-    llm = roles["llm"][-1] if roles["llm"] else None
-    inputs, _ = llm_messages(llm) if llm else ([], [])
-    fallbacks: list[str] = []
-
-    question, question_source = None, ""
-    chain_candidates = ([top] if top is not None else []) + roles["chain"]
-    for span in chain_candidates:
-        question = query_text(span)
-        if question:
-            question_source = "chain"
-            break
-    if not question:
-        for span in roles["retrieval"]:
-            question = query_text(span)
-            if question:
-                question_source = "retrieval"
-                break
-    if not question:
-        users = [text for role, text in inputs if role == "user" and text]
-        if users:
-            question, question_source = users[-1], "llm"
-    if not question:
-        return Assembly(None, top, "no_question")
-    if question_source != "chain":
-        fallbacks.append(f"question_from_{question_source}")
-
-    # The passages the model saw are those of the last retrieval/rerank step with documents.
-    passages: list[ContextPassage] = []
-    for span in reversed(roles["retrieval"]):
-        docs = documents(span)
-        if docs:
-            passages = [
-                ContextPassage(text=d.text, id=d.id, score=d.score, rank=i + 1, source=d.source)
-                for i, d in enumerate(docs)
-            ]
-            if any(d.score_from_metadata for d in docs):
-                fallbacks.append("score_from_metadata")
-            if any(d.id_from_metadata for d in docs):
-                fallbacks.append("id_from_metadata")
-            break
-
-    answer = _answer(roles, top, fallbacks)
-
-    attributes = _slice_attributes(span_list, top, attribute_map or DEFAULT_ATTRIBUTE_MAP)
-    model = next((m for m in (model_name(s) for s in reversed(roles["llm"])) if m), None)
-    if model and "model" not in attributes:
-        attributes["model"] = model
-    attributes["question_source"] = question_source
-    start = (
-        min(s.start_unix_nano for s in span_list if s.start_unix_nano)
-        if any(s.start_unix_nano for s in span_list)
-        else None
-    )
-    try:
-        trace = RagTrace(
-            trace_id=span_list[0].trace_id,
-            timestamp=datetime.fromtimestamp(start / 1e9, tz=UTC) if start else None,
-            question=question,
-            contexts=passages,
-            answer=answer,
-            attributes=attributes,
-        )
-    except ValidationError:
-        return Assembly(None, top, "invalid", tuple(fallbacks))
-    return Assembly(trace, top, "", tuple(fallbacks))
-
-
 class TraceAssembler:
     """Collects spans per trace id and emits RagTraces (see module docstring). Thread-safe."""
 
@@ -359,6 +152,7 @@ class TraceAssembler:
         attribute_map: Mapping[str, str] | None = None,
         registry: CollectorRegistry | None = None,
         clock: Callable[[], float] = time.monotonic,
+        coverage: IngestCoverage | None = None,
     ):
         self.window_s = max(0.0, window_s)
         self.max_pending = max(1, max_pending)
@@ -370,6 +164,14 @@ class TraceAssembler:
         self._bytes = 0  # sum of _Pending.size
         self._emitted: OrderedDict[str, None] = OrderedDict()
         registry = registry if registry is not None else CollectorRegistry()
+        self.coverage = coverage if coverage is not None else IngestCoverage(registry)
+        self.log_records = Counter(
+            "groundwatch_otlp_log_records",
+            "GenAI log records received on /v1/logs, by outcome (joined: held with their trace; "
+            "late: their trace was already finished).",
+            ["outcome"],
+            registry=registry,
+        )
         self.spans_received = Counter(
             "groundwatch_otlp_spans_received", "OTLP spans received.", registry=registry
         )
@@ -445,12 +247,62 @@ class TraceAssembler:
                     continue
                 self._put(entry, span, replace=True)  # a re-sent span replaces itself
                 touched.append(span.trace_id)
-            for trace_id in dict.fromkeys(touched):
-                pending = self._pending.get(trace_id)
-                if pending is not None and is_complete(pending.spans):
-                    self._finish(trace_id, "complete", result.completed)
-            self.pending_gauge.set(len(self._pending))
+            self._finish_ready(touched, result)
         return result
+
+    def add_logs(self, records: Iterable[LogEventRecord]) -> AddResult:
+        """Hold GenAI log records with their trace, to be joined to their span (by span id) as
+        span events; return the traces they finished."""
+        result = AddResult()
+        now = self._clock()
+        touched: list[str] = []
+        with self._lock:
+            for record in records:
+                if record.trace_id in self._emitted:
+                    self.log_records.labels(outcome="late").inc()
+                    continue
+                entry = self._pending.get(record.trace_id)
+                if entry is None:
+                    self._make_room()
+                    entry = _Pending(deadline=now + self.window_s)
+                    self._pending[record.trace_id] = entry
+                event = genai.as_span_event(record)
+                entry.events.setdefault(record.span_id, []).append(event)
+                size = len(event.name) + sum(
+                    len(k) + _value_size(v) for k, v in event.attributes.items()
+                )
+                entry.size += size
+                self._bytes += size
+                self.log_records.labels(outcome="joined").inc()
+                result.log_records += 1
+                touched.append(record.trace_id)
+            self._finish_ready(touched, result)
+        return result
+
+    def _finish_ready(self, touched: list[str], result: AddResult) -> None:
+        for trace_id in dict.fromkeys(touched):
+            pending = self._pending.get(trace_id)
+            if pending is None:
+                continue
+            assembly = self._ready(pending)
+            if assembly is not None:
+                self._finish(trace_id, "complete", result.completed, result, assembly)
+        self.pending_gauge.set(len(self._pending))
+
+    def _ready(self, entry: _Pending) -> Assembly | None:
+        """The trace's assembly when it can be finished now (module docstring), else None."""
+        has_root = any(span.is_root for span in entry.spans.values())
+        if not has_root and not is_complete(entry.spans):
+            return None
+        spans = entry.merged()
+        assembly = assemble(spans, self.attribute_map)
+        if assembly.trace is not None and not assembly.missing:
+            return assembly
+        if not has_root or not span_roles(spans)["llm"]:
+            return None  # no LLM call yet: another process may still export it
+        if "answer" in assembly.missing and _content_free_llm(spans):
+            return None  # its content may still come as log records: wait for the window
+        return assembly
 
     def expire(self, now: float | None = None) -> list[AssembledTrace]:
         """Emit (or drop, counted) every trace whose window has run out."""
@@ -486,6 +338,7 @@ class TraceAssembler:
                     self._make_room()
                     entry = _Pending(deadline=now + self.window_s)
                     self._pending[trace_id] = entry
+                entry.requeued = True
                 for span in item.spans:
                     self._put(entry, span, replace=False)
             self.pending_gauge.set(len(self._pending))
@@ -495,18 +348,49 @@ class TraceAssembler:
             self._pop()
             self.dropped.labels(reason="evicted").inc()
 
-    def _finish(self, trace_id: str, trigger: Trigger, out: list[AssembledTrace]) -> None:
+    def _finish(
+        self,
+        trace_id: str,
+        trigger: Trigger,
+        out: list[AssembledTrace],
+        request: AddResult | None = None,
+        assembly: Assembly | None = None,
+    ) -> None:
+        """Assemble (unless done) and emit or drop one trace; record it in the coverage; a RAG
+        trace dropped while handling a request is reported in ``request`` as rejected spans."""
         _, entry = self._pop(trace_id)
         self._emitted[trace_id] = None
         while len(self._emitted) > self.max_pending:
             self._emitted.popitem(last=False)
-        result = assemble(entry.spans.values(), self.attribute_map)
+        spans = entry.merged()
+        result = assembly if assembly is not None else assemble(spans, self.attribute_map)
+        is_rag = result.reason != "not_rag" or result.library != "unknown"
+        if not entry.requeued and is_rag:
+            self.coverage.record(result.library, missing=result.missing, dropped=not result.trace)
         if result.trace is None:
             self.dropped.labels(reason=result.reason).inc()
+            if request is not None and result.reason != "not_rag":
+                request.reject(f"{result.reason} ({result.library} trace)", len(spans))
             return
         self.assembled.labels(trigger=trigger).inc()
         out.append(
             AssembledTrace(
-                result.trace, tuple(entry.spans.values()), trigger, result.root, result.fallbacks
+                result.trace,
+                tuple(entry.spans.values()),
+                trigger,
+                result.root,
+                result.fallbacks,
+                result.library,
+                result.missing,
             )
         )
+
+
+def _content_free_llm(spans: Iterable[SpanRecord]) -> bool:
+    """True when an LLM span carries no message content at all (content sent as log records,
+    or not captured)."""
+    for span in span_roles(spans)["llm"]:
+        inputs, outputs = llm_messages(span, output_value=False)
+        if not inputs and not outputs:
+            return True
+    return False

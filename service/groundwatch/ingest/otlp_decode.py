@@ -26,9 +26,11 @@ from typing import Any, Literal
 
 __all__ = [
     "AttributeValue",
+    "LogEventRecord",
     "OtlpDecodeError",
     "SpanEventRecord",
     "SpanRecord",
+    "decode_otlp_logs_request",
     "decode_otlp_request",
     "media_kind",
 ]
@@ -82,6 +84,20 @@ class SpanRecord:
         return not self.parent_span_id
 
 
+@dataclass(frozen=True)
+class LogEventRecord:
+    """One decoded OTLP log record that names an event (``event_name``, or the ``event.name``
+    attribute of older SDKs) and belongs to a span: GenAI content sent as logs."""
+
+    trace_id: str
+    span_id: str
+    event_name: str
+    time_unix_nano: int
+    body: AttributeValue
+    attributes: dict[str, AttributeValue] = field(default_factory=dict)
+    scope_name: str = ""
+
+
 def media_kind(content_type: str) -> Literal["protobuf", "json"]:
     """``"protobuf"`` or ``"json"`` for an OTLP/HTTP Content-Type; OtlpDecodeError otherwise."""
     media = content_type.split(";", 1)[0].strip().lower()
@@ -100,20 +116,64 @@ def decode_otlp_request(body: bytes, content_type: str) -> list[SpanRecord]:
     )
 
     request = ExportTraceServiceRequest()
-    if kind == "protobuf":
-        try:
-            request.ParseFromString(body)
-        except Exception as exc:  # DecodeError, RecursionError, ...: all mean "bad body"
-            detail = f"not an ExportTraceServiceRequest: {exc}"[:300]
-            raise OtlpDecodeError("bad_protobuf", detail) from None
-    else:
-        _parse_json(body, request)
+    _parse(body, kind, request)
     try:
         return _spans_from_request(request)
     except OtlpDecodeError:
         raise
     except Exception as exc:  # defensive: a malformed message must never escape as another type
         raise OtlpDecodeError("bad_protobuf", f"unreadable span data: {exc}") from None
+
+
+def decode_otlp_logs_request(body: bytes, content_type: str) -> list[LogEventRecord]:
+    """Decode an OTLP/HTTP logs request body; only records with an event name and a span id are
+    kept (the others cannot be joined to a span). Raises :class:`OtlpDecodeError` as above."""
+    kind = media_kind(content_type)
+    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+
+    request = ExportLogsServiceRequest()
+    _parse(body, kind, request)
+    try:
+        return _logs_from_request(request)
+    except OtlpDecodeError:
+        raise
+    except Exception as exc:  # as for traces: one error type at the trust boundary
+        raise OtlpDecodeError("bad_protobuf", f"unreadable log data: {exc}") from None
+
+
+def _parse(body: bytes, kind: Literal["protobuf", "json"], request: Any) -> None:
+    if kind == "protobuf":
+        try:
+            request.ParseFromString(body)
+        except Exception as exc:  # DecodeError, RecursionError, ...: all mean "bad body"
+            detail = f"not an {type(request).__name__}: {exc}"[:300]
+            raise OtlpDecodeError("bad_protobuf", detail) from None
+    else:
+        _parse_json(body, request)
+
+
+def _logs_from_request(request: Any) -> list[LogEventRecord]:
+    out: list[LogEventRecord] = []
+    for resource_logs in request.resource_logs:
+        for scope_logs in resource_logs.scope_logs:
+            for record in scope_logs.log_records:
+                attributes = _attributes(record.attributes)
+                name = getattr(record, "event_name", "") or attributes.pop("event.name", "")
+                span_id = _hex_id(record.span_id, 8, "spanId")
+                if not isinstance(name, str) or not name or not span_id:
+                    continue
+                out.append(
+                    LogEventRecord(
+                        trace_id=_hex_id(record.trace_id, 16, "traceId"),
+                        span_id=span_id,
+                        event_name=name,
+                        time_unix_nano=int(record.time_unix_nano),
+                        body=_any_value(record.body),
+                        attributes=attributes,
+                        scope_name=scope_logs.scope.name,
+                    )
+                )
+    return out
 
 
 def _parse_json(body: bytes, request: Any) -> None:
@@ -124,14 +184,12 @@ def _parse_json(body: bytes, request: Any) -> None:
     except (ValueError, RecursionError) as exc:  # also ints over 4,300 digits
         raise OtlpDecodeError("bad_json", f"not JSON: {exc}"[:200]) from None
     if not isinstance(obj, dict):
-        raise OtlpDecodeError("bad_json", "expected a JSON object with resourceSpans")
+        raise OtlpDecodeError("bad_json", "expected a JSON object (resourceSpans, resourceLogs)")
     _hex_ids_to_base64(obj, 0)
     try:
         json_format.ParseDict(obj, request, ignore_unknown_fields=True)
     except Exception as exc:  # ParseError, TypeError, RecursionError on odd shapes
-        raise OtlpDecodeError(
-            "bad_json", f"not an ExportTraceServiceRequest: {exc}"[:300]
-        ) from None
+        raise OtlpDecodeError("bad_json", f"not an {type(request).__name__}: {exc}"[:300]) from None
 
 
 _ID_KEYS = frozenset({"traceId", "trace_id", "spanId", "span_id", "parentSpanId", "parent_span_id"})

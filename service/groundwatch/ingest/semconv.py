@@ -31,9 +31,13 @@ __all__ = [
     "answer_from_output",
     "documents",
     "llm_messages",
+    "make_document",
     "model_name",
+    "parse_json",
+    "query_field",
     "query_text",
     "span_role",
+    "text_of",
 ]
 
 SpanRole = Literal["retrieval", "llm", "chain"]
@@ -422,3 +426,10 @@ def model_name(span: SpanRecord) -> str | None:
         if isinstance(value, str) and value and value != "unknown":  # OpenLLMetry's "unknown"
             return value
     return None
+
+
+# Shared with the per-library readers (openllmetry.py, langfuse.py, genai.py).
+parse_json = _loads
+text_of = _text
+query_field = _query_field
+make_document = _document
