@@ -15,8 +15,8 @@ A copy is bounded, so that it can always be written: a value over ``max_value_by
 that size, a key over ``MAX_KEY_BYTES`` is dropped, original headers are kept up to
 ``MAX_HEADER_BYTES``. A bounded copy says so: ``x-groundwatch-truncated: 1`` and
 ``x-groundwatch-source-bytes`` (the original value's size). ``send(..., minimal=True)`` writes
-the coordinates, size and reason alone (no key, value or original headers), for a copy the
-broker refused even bounded.
+the coordinates, size and reason alone (empty value; no key or original headers), for a copy
+the broker refused even bounded.
 """
 
 from __future__ import annotations
@@ -169,8 +169,8 @@ class DeadLetterPublisher:
         value, key = record.value, record.key
         original = size if size is not None else len(value or b"")
         truncated = original > len(value or b"")
-        if minimal:
-            truncated, value, key = True, None, None
+        if minimal:  # kafka-python refuses a record with neither key nor value
+            truncated, value, key = True, b"", None
         if value is not None and len(value) > self.max_value_bytes:
             value, truncated = value[: self.max_value_bytes], True
         if key is not None and len(key) > MAX_KEY_BYTES:
@@ -187,6 +187,8 @@ class DeadLetterPublisher:
             future = self.producer.send(self.topic, value=value, key=key, headers=headers)
         except KafkaError as exc:
             raise _classify(exc, "send") from exc
+        except (ValueError, TypeError) as exc:  # the client refuses the record itself
+            raise DeadLetterRejectedError(f"dlq send: {type(exc).__name__}: {exc}") from exc
         self._futures.append(future)
 
     @property

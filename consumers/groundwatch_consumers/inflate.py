@@ -26,7 +26,8 @@ timestamps, producer fields; a fresh CRC), so kafka-python never decompresses it
   The first record of a fetch always fits (``fetch_bytes`` > ``record_bytes + keep_bytes``),
   so a fetch always makes progress.
 - A gzip stream that is corrupt ends the batch with one marker (reason ``corrupt``) at the
-  batch's last offset.
+  batch's last offset. A batch whose CRC does not match is left to kafka-python, which refuses
+  it before inflating anything.
 
 Only gzip (stdlib) is inflated here; other codecs and message formats v0/v1 go to kafka-python
 unchanged. Installing wraps one private method of kafka-python's fetcher per consumer
@@ -109,6 +110,12 @@ class InflatedOversizeError(TraceDecodeError):
             reason, f"(root): compressed {what} of {marker.size} bytes ({marker.reason})"
         )
         self.size = marker.size
+
+
+def _crc_ok(batch: memoryview) -> bool:
+    """A batch damaged on the way is left to kafka-python, which refuses it before inflating
+    (``CorruptRecordError``); a rebuilt batch would carry a fresh, valid CRC."""
+    return int(struct.unpack_from(">I", batch, 17)[0]) == crc32c.crc32c(batch[_CRC_FROM:])
 
 
 def _zigzag(value: int) -> int:
@@ -322,7 +329,12 @@ class FetchGuard:
                 break  # a partial batch at the end of the fetch: kafka-python skips it
             magic = view[pos + 16]
             attrs = struct.unpack_from(">h", view, pos + _CRC_FROM)[0]
-            if magic < 2 or attrs & _CODEC_MASK != _GZIP or attrs & _CONTROL:
+            if (
+                magic < 2
+                or attrs & _CODEC_MASK != _GZIP
+                or attrs & _CONTROL
+                or not _crc_ok(view[pos:end])
+            ):
                 out.append(view[pos:end])
                 pos = end
                 continue
