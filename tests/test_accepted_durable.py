@@ -87,7 +87,7 @@ def _wait_evaluated(windows: RedisWindowStore, want: int, timeout: float = 90) -
     return _counts(windows)[1]
 
 
-def _run(redis_server: RedisServer, prefix: str, stop: signal.Signals) -> None:
+def _run(redis_server: RedisServer, prefix: str, stop: signal.Signals, judge_delay: float) -> None:
     env = {
         "GROUNDWATCH_STATE": "redis",
         "GROUNDWATCH_REDIS__URL": redis_server.url,
@@ -100,8 +100,8 @@ def _run(redis_server: RedisServer, prefix: str, stop: signal.Signals) -> None:
     windows = RedisWindowStore(redis_client(settings), settings)
     traces = [build_trace(f"{prefix}-{i}") for i in range(N)]
 
-    # A slow judge (0.5 s per call of 4 traces): most of the N are still queued when it goes.
-    with _server(env, judge_delay=0.5) as proc:
+    # A slow judge (seconds per call of 4 traces): most of the N are still queued when it goes.
+    with _server(env, judge_delay=judge_delay) as proc:
         sampled, duplicates = _send_all(_url(proc), traces)
         assert (sampled, duplicates) == (N, [])
         _wait_evaluated(windows, 8)  # some are recorded, most still queued
@@ -127,10 +127,12 @@ def _run(redis_server: RedisServer, prefix: str, stop: signal.Signals) -> None:
 def test_kill_9_after_202_then_resend_scores_every_trace_once(
     redis_server: RedisServer, unique_name: str
 ) -> None:
-    _run(redis_server, unique_name, signal.SIGKILL)
+    _run(redis_server, unique_name, signal.SIGKILL, judge_delay=0.5)
 
 
 def test_sigterm_past_the_drain_timeout_then_resend_scores_every_trace_once(
     redis_server: RedisServer, unique_name: str
 ) -> None:
-    _run(redis_server, unique_name, signal.SIGTERM)
+    # A judge call (2 s) longer than the drain (0.5 s): the batch being judged at SIGTERM is
+    # given up, and must not be recorded unscored (a re-send would then be refused).
+    _run(redis_server, unique_name, signal.SIGTERM, judge_delay=2.0)

@@ -19,6 +19,7 @@ Keys (prefix ``p`` = ``RedisSettings.key_prefix``), standalone::
 
     p:w:f:<start>   fine bucket hash      p:w:c:<start>   coarse bucket hash
     p:d:i:<id>      ingest dedup marker   p:d:e:<id>      evaluation dedup marker
+                    (<id>: the trace_id within its tenant, ``processing.scoped_id``)
     p:slices:<key>  admitted slice values p:baseline      pinned baseline (JSON)
     p:f:...                               findings: see groundwatch.state.redis_findings
 
