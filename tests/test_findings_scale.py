@@ -8,6 +8,7 @@ around one call on a real server; the figures are checked against a full recompu
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -27,9 +28,9 @@ from groundwatch.observability.precision_collector import (
 )
 from groundwatch.runtime import Runtime
 from groundwatch.settings import Settings
-from groundwatch.state.findings import MemoryFindingStore, label_count_keys
+from groundwatch.state.findings import MemoryFindingStore, finding_to_dict, label_count_keys
 from groundwatch.state.redis_store import RedisClient, RedisFindingStore, redis_client
-from groundwatch.state.stores import LABELS, Finding, FindingLabel, LabelCounts
+from groundwatch.state.stores import LABELS, SCOPE_FILTER, Finding, FindingLabel, LabelCounts
 from tests.builders import build_settings
 from tests.fakes import FakeJudge
 from tests.infra import RedisServer
@@ -331,5 +332,46 @@ def test_two_filters_read_the_page_not_every_finding(
         assert len(drawn) == 10
         assert _sent_bytes(client) - before < 16_384
         assert client.keys(f"{unique_name}:f:q:*") == []  # no intersection left behind
+    finally:
+        client.close()
+
+
+def test_a_scope_filter_reads_its_own_index(make_store: Callable[[int], FStore]) -> None:
+    store = make_store(60)
+    now = time.time()
+    made = [replace(_finding(i, now), scope=("s-a", "s-b", "")[i % 3]) for i in range(90)]
+    store.add(made)  # 90 into 60: the first 30 received are dropped from every index
+    kept = made[30:]
+    for scope in ("s-a", "s-b"):
+        for wanted in ({SCOPE_FILTER: scope}, {SCOPE_FILTER: scope, "intent": "refund"}):
+            want = [
+                f.key
+                for f in sorted(kept, key=lambda f: (f.ts, f.key), reverse=True)
+                if f.scope == scope
+                and all(f.slices.get(k) == v for k, v in wanted.items() if k != SCOPE_FILTER)
+            ]
+            page = store.page(limit=100, slice_filter=wanted)
+            assert [f.key for f in page.items] == want
+            assert page.total == len(want)
+            assert {f.key for f in store.sample(100, slice_filter=wanted)} == set(want)
+
+
+@pytest.mark.redis
+def test_findings_stored_before_join_their_scope_index(
+    redis_server: RedisServer, unique_name: str
+) -> None:
+    settings = _settings(unique_name, 100, redis_server.url)
+    client = redis_client(settings)
+    try:
+        now = time.time()
+        for i in range(
+            5
+        ):  # as the store wrote them before issue 45: no receive rank, no scope index
+            f = replace(_finding(i, now), scope="s-a")
+            client.hset(f"{unique_name}:f:data", f.key, json.dumps(finding_to_dict(f)))
+            client.zadd(f"{unique_name}:f:idx", {f.key: f.ts})
+        store = RedisFindingStore(client, settings)
+        store.add([replace(_finding(10, now), scope="s-a")])
+        assert store.page(slice_filter={SCOPE_FILTER: "s-a"}).total == 6
     finally:
         client.close()

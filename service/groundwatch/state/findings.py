@@ -44,6 +44,7 @@ from groundwatch.contract.trace import MAX_FUTURE_SKEW_S
 from groundwatch.settings import Settings
 from groundwatch.state.buckets import ALL
 from groundwatch.state.stores import (
+    SCOPE_FILTER,
     Finding,
     FindingLabel,
     FindingPage,
@@ -60,6 +61,7 @@ __all__ = [
     "encode_cursor",
     "finding_from_dict",
     "finding_to_dict",
+    "index_pairs",
     "kept_ts",
     "label_count_keys",
     "label_from_dict",
@@ -207,6 +209,13 @@ def kept_ts(ts: float, now: float) -> float | None:
     return min(ts, now)
 
 
+def index_pairs(f: Finding) -> list[tuple[str, str]]:
+    """The (key, value) pairs a finding is indexed under: its slices, and its scope under
+    :data:`~groundwatch.state.stores.SCOPE_FILTER` when it has one."""
+    pairs = sorted(f.slices.items())
+    return [*pairs, (SCOPE_FILTER, f.scope)] if f.scope else pairs
+
+
 def label_count_keys(f: Finding) -> list[LabelCountKey]:
     """The :data:`~groundwatch.state.stores.LabelCounts` entries one labelled finding adds to
     (``all``/``all`` and each of its slice pairs); none without a label."""
@@ -250,7 +259,7 @@ class MemoryFindingStore:
                 f = given if ts == given.ts else dataclasses.replace(given, ts=ts)
                 bisect.insort(self._order, (f.ts, f.key))
                 self._items[f.key] = f
-                for pair in f.slices.items():
+                for pair in index_pairs(f):
                     self._pairs.setdefault(pair, set()).add(f.key)
                 self._counts.update(label_count_keys(f))
                 new += 1
@@ -263,7 +272,7 @@ class MemoryFindingStore:
     def _drop(self, key: str) -> None:
         f = self._items.pop(key)
         del self._order[bisect.bisect_left(self._order, (f.ts, key))]
-        for pair in f.slices.items():
+        for pair in index_pairs(f):
             keys = self._pairs[pair]
             keys.discard(key)
             if not keys:

@@ -13,7 +13,7 @@ Keys (prefix ``p`` = ``RedisSettings.key_prefix``; on a cluster every key carrie
 
     p:f:data              hash: finding key -> JSON
     p:f:idx               zset by trace time (ts): newest-first pages and their cursors
-    p:f:idx:<k>=<v>       zset by ts per slice pair: filtered pages
+    p:f:idx:<k>=<v>       zset by ts per slice pair (and ``~scope=<scope>``): filtered pages
     p:f:recv / p:f:seq    zset by receive order (``INCR p:f:seq``): what is dropped first
     p:f:labels            hash: finding key -> label JSON (trimmed with its finding)
     p:f:lc                hash: label counts per (version, slice key, value, label), JSON
@@ -54,11 +54,13 @@ from groundwatch.state.findings import (
     encode_cursor,
     finding_from_dict,
     finding_to_dict,
+    index_pairs,
     kept_ts,
     label_to_dict,
     sample_findings,
 )
 from groundwatch.state.stores import (
+    SCOPE_FILTER,
     Finding,
     FindingLabel,
     FindingPage,
@@ -90,19 +92,27 @@ local function count(h, item, label, sign)
 end
 """
 
-# KEYS: data, idx, labels, recv, seq, counts, one index per slice pair of this finding;
-# ARGV: key, ts, json, max_items, index prefix. Trims by receive order: the dropped findings
-# leave their slice indexes, their labels and the label counts. A re-added finding keeps its
-# label. Findings without a receive rank (stored by an older version) get one by trace time,
-# below every new rank.
+# KEYS: data, idx, labels, recv, seq, counts, one index per slice pair (and the scope) of this
+# finding; ARGV: key, ts, json, max_items, index prefix, scope filter key. Trims by receive
+# order: the dropped findings leave their slice and scope indexes, their labels and the label
+# counts. A re-added finding keeps its label. Findings stored by an older version (no receive
+# rank) get one by trace time, below every new rank, and join their scope's index.
 _ADD_FINDING = (
     _COUNT
     + """
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+local function scope_of(raw)
+  local scope = cjson.decode(raw)['scope']
+  if type(scope) == 'string' and scope ~= '' then return ARGV[5] .. ARGV[6] .. '=' .. scope end
+end
 local kept = redis.call('ZCARD', KEYS[2])
 if redis.call('ZCARD', KEYS[4]) < kept then
-  for i, member in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
-    redis.call('ZADD', KEYS[4], 'NX', i - 1 - kept, member)
+  local old = redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES')
+  for i = 1, #old, 2 do
+    redis.call('ZADD', KEYS[4], 'NX', (i - 1) / 2 - kept, old[i])
+    local raw = redis.call('HGET', KEYS[1], old[i])
+    local scope = raw and scope_of(raw)
+    if scope then redis.call('ZADD', scope, old[i + 1], old[i]) end
   end
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
@@ -117,6 +127,8 @@ if extra > 0 then
     if raw then
       local item = cjson.decode(raw)
       for k, v in pairs(item['slices']) do redis.call('ZREM', ARGV[5] .. k .. '=' .. v, member) end
+      local scope = scope_of(raw)
+      if scope then redis.call('ZREM', scope, member) end
       local label = redis.call('HGET', KEYS[3], member)
       if built and label then count(KEYS[6], item, cjson.decode(label)['label'], -1) end
     end
@@ -237,13 +249,14 @@ class RedisFindingStore:
                 continue
             d = finding_to_dict(f)
             d["ts"] = ts
-            pairs = [self._pair(k, v) for k, v in sorted(f.slices.items())]
+            pairs = [self._pair(k, v) for k, v in index_pairs(f)]
             args: list[str | int | float] = [
                 f.key,
                 repr(ts),
                 json.dumps(d),
                 self.max_items,
                 f"{self._idx}:",
+                SCOPE_FILTER,
             ]
             keys = [self._data, self._idx, self._labels, self._recv, self._seq, self._counts]
             calls.append(([*keys, *pairs], args))

@@ -19,6 +19,7 @@ from groundwatch.contract.record import Conflict, EvaluationRecord
 __all__ = [
     "CORRECTED_VERDICTS",
     "LABELS",
+    "SCOPE_FILTER",
     "Finding",
     "FindingLabel",
     "FindingPage",
@@ -128,6 +129,11 @@ class Finding:
         base = f"{self.trace_id}#{self.claim_index}"
         return f"{base}@{self.scope}" if self.scope else base
 
+
+#: A ``slice_filter`` key of :class:`FindingStore` that selects a finding's ``scope`` (the hash
+#: of its tenant) instead of a slice: indexed like a slice, so a tenant-bound reader's query
+#: reads its own findings, never every finding.
+SCOPE_FILTER = "~scope"
 
 #: (metric_version, slice_key, slice_value, label): one series of the live precision figures.
 LabelCountKey = tuple[str, str, str, str]
