@@ -14,7 +14,7 @@ Keys (prefix ``p`` = ``RedisSettings.key_prefix``; on a cluster every key carrie
     p:f:data              hash: finding key -> JSON
     p:f:idx               zset by trace time (ts): newest-first pages and their cursors
     p:f:idx:<k>=<v>       zset by ts per slice pair (and ``~scope=<scope>``): filtered pages
-    p:f:recv / p:f:seq    zset by receive order (``INCR p:f:seq``): what is dropped first
+    p:f:recv              zset by receive rank (the highest + 1): what is dropped first
     p:f:labels            hash: finding key -> label JSON (trimmed with its finding)
     p:f:lc                hash: label counts per (version, slice key, value, label), JSON
                           array field names, plus ``~built``; kept by the same scripts
@@ -92,7 +92,7 @@ local function count(h, item, label, sign)
 end
 """
 
-# KEYS: data, idx, labels, recv, seq, counts, one index per slice pair (and the scope) of this
+# KEYS: data, idx, labels, recv, counts, one index per slice pair (and the scope) of this
 # finding; ARGV: key, ts, json, max_items, index prefix, scope filter key. Trims by receive
 # order: the dropped findings leave their slice and scope indexes, their labels and the label
 # counts. A re-added finding keeps its label. Findings stored by an older version (no receive
@@ -117,11 +117,12 @@ if redis.call('ZCARD', KEYS[4]) < kept then
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-redis.call('ZADD', KEYS[4], redis.call('INCR', KEYS[5]), ARGV[1])
-for i = 7, #KEYS do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1]) end
+local last = redis.call('ZRANGE', KEYS[4], -1, -1, 'WITHSCORES')[2]
+redis.call('ZADD', KEYS[4], (last and tonumber(last) or 0) + 1, ARGV[1])
+for i = 6, #KEYS do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1]) end
 local extra = redis.call('ZCARD', KEYS[4]) - tonumber(ARGV[4])
 if extra > 0 then
-  local built = redis.call('HEXISTS', KEYS[6], '~built') == 1
+  local built = redis.call('HEXISTS', KEYS[5], '~built') == 1
   for _, member in ipairs(redis.call('ZRANGE', KEYS[4], 0, extra - 1)) do
     local raw = redis.call('HGET', KEYS[1], member)
     if raw then
@@ -130,7 +131,7 @@ if extra > 0 then
       local scope = scope_of(raw)
       if scope then redis.call('ZREM', scope, member) end
       local label = redis.call('HGET', KEYS[3], member)
-      if built and label then count(KEYS[6], item, cjson.decode(label)['label'], -1) end
+      if built and label then count(KEYS[5], item, cjson.decode(label)['label'], -1) end
     end
     redis.call('HDEL', KEYS[1], member)
     redis.call('HDEL', KEYS[3], member)
@@ -229,7 +230,6 @@ class RedisFindingStore:
         self._idx = base + "idx"
         self._labels = base + "labels"
         self._recv = base + "recv"
-        self._seq = base + "seq"
         self._counts = base + "lc"
         self._query = base + "q:"
 
@@ -245,7 +245,6 @@ class RedisFindingStore:
         for f in findings:
             ts = kept_ts(f.ts, now)
             if ts is None:
-                log.warning("finding refused: trace time too far ahead of this clock")
                 continue
             d = finding_to_dict(f)
             d["ts"] = ts
@@ -258,8 +257,11 @@ class RedisFindingStore:
                 f"{self._idx}:",
                 SCOPE_FILTER,
             ]
-            keys = [self._data, self._idx, self._labels, self._recv, self._seq, self._counts]
+            keys = [self._data, self._idx, self._labels, self._recv, self._counts]
             calls.append(([*keys, *pairs], args))
+        if len(calls) < len(findings):
+            refused = len(findings) - len(calls)
+            log.warning("%d findings refused: trace time too far ahead of this clock", refused)
         if not calls:
             return 0
         with _unavailable("findings add"):
