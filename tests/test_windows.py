@@ -14,7 +14,7 @@ from groundwatch.settings import RedisSettings, Settings, WindowSettings
 from groundwatch.state.bucket_reader import BucketWindows
 from groundwatch.state.buckets import ALL, Baseline, WindowSummary, plan_buckets
 from groundwatch.state.redis_store import RedisClient, RedisWindowStore, redis_client
-from groundwatch.state.slices import OTHER, SliceMapper
+from groundwatch.state.slice_ranking import RedisSliceRanking
 from groundwatch.state.stores import StoreUnavailableError
 from groundwatch.state.windows import MemoryWindowStore
 from tests.builders import build_settings
@@ -224,33 +224,6 @@ def test_memory_dedup_forgets_a_trace_id_after_its_ttl_between_prunes(clock: Fak
     assert store.observe_ingest([obs("x", clock())]) == [True]
 
 
-def test_memory_slice_admission_keeps_the_first_top_n_values() -> None:
-    # mutation pass: `len(admitted) >= top_n` -> `>` / `<=`, `return False` -> `True`
-    store = MemoryWindowStore(_settings("m"))
-    assert [store.admit_slice_value("tenant", v, 2) for v in "abcab"] == [
-        True,
-        True,
-        False,
-        True,
-        True,
-    ]
-    assert store.admit_slice_value("intent", "c", 2)  # per key
-
-
-@pytest.mark.replicas
-def test_slice_top_n_shared_between_replicas(make_store: MakeStore, unique_name: str) -> None:
-    one, two = make_store(), make_store()
-    first = SliceMapper(["tenant"], 2, admit=lambda k, v: one.admit_slice_value(k, v, 2))
-    second = SliceMapper(["tenant"], 2, admit=lambda k, v: two.admit_slice_value(k, v, 2))
-    assert first.slices({"tenant": "a"}) == {"tenant": "a"}
-    assert second.slices({"tenant": "b"}) == {"tenant": "b"}
-    # the cluster-wide top-N is full: a value new to both replicas is "other" everywhere
-    assert first.slices({"tenant": "c"}) == {"tenant": OTHER}
-    assert second.slices({"tenant": "c"}) == {"tenant": OTHER}
-    assert first.slices({"tenant": "b"}) == {"tenant": "b"}
-    assert second.slices({})["tenant"] == "unknown"
-
-
 def test_retention_drops_old_buckets(make_store: MakeStore, clock: FakeClock) -> None:
     store = make_store()
     now = clock()
@@ -356,8 +329,9 @@ def test_unreachable_redis_raises_store_unavailable(unique_name: str) -> None:
     assert exc.value.retriable is True
     with pytest.raises(StoreUnavailableError):
         store.summaries(store.now() - 60, store.now())
+    ranking = RedisSliceRanking(client, unique_name, 3, 3600)
     with pytest.raises(StoreUnavailableError):
-        store.admit_slice_value("tenant", "a", 3)
+        ranking.flush({"tenant": {"a": 1}}, store.now())
 
 
 def test_cluster_spreads_traces_over_hash_tag_shards(

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -28,6 +27,7 @@ from groundwatch.judges.base import Judge
 from groundwatch.observability.log_guard import install_log_guard
 from groundwatch.observability.metrics import PipelineMetrics
 from groundwatch.settings import Settings
+from groundwatch.state.slice_ranking import SliceRanking
 from groundwatch.state.slices import SliceMapper
 from groundwatch.state.stores import FindingStore, Redactor, ResultSink, WindowStore
 
@@ -37,10 +37,11 @@ log = logging.getLogger(__name__)
 
 
 def _slice_mapper(
-    settings: Settings, admit: Callable[[str, str], bool], redactor: Redactor | None
+    settings: Settings, ranking: SliceRanking, redactor: Redactor | None
 ) -> SliceMapper:
-    """Slice labels: PII in a value is redacted before it becomes a label or window key, and
-    a key with an allow-list pattern keeps only values matching it."""
+    """Slice labels: PII in a value is redacted before it becomes a label or window key, a
+    key with an allow-list pattern keeps only values matching it, and the top-N values by
+    recent volume (``ranking``) get their own label."""
     import re
 
     try:
@@ -50,7 +51,7 @@ def _slice_mapper(
     return SliceMapper(
         settings.windows.slice_keys,
         settings.windows.top_n,
-        admit=admit,
+        ranking,
         scrub=redactor.redact_label if redactor is not None else None,
         allow=allow,
     )
@@ -62,28 +63,25 @@ def _build_stores(
     use_redis = settings.state == "redis" or (
         settings.state == "auto" and settings.redis.url is not None
     )
-    top_n = settings.windows.top_n
+    top_n, window_s = settings.windows.top_n, settings.windows.slice_window_s
     if use_redis:
         from groundwatch.state.redis_store import RedisFindingStore, RedisWindowStore, redis_client
+        from groundwatch.state.slice_ranking import RedisSliceRanking
 
         client = redis_client(settings, socket_timeout=5.0, health_check_interval=10)
         windows = RedisWindowStore(client, settings)
         findings: FindingStore = RedisFindingStore(client, settings)
-
-        def admit(key: str, value: str) -> bool:
-            return windows.admit_slice_value(key, value, top_n)
-
-        return windows, findings, _slice_mapper(settings, admit, redactor)
+        shared = RedisSliceRanking(client, settings.redis.key_prefix, top_n, window_s)
+        return windows, findings, _slice_mapper(settings, shared, redactor)
     from groundwatch.state.findings import MemoryFindingStore
+    from groundwatch.state.slice_ranking import MemorySliceRanking
     from groundwatch.state.windows import MemoryWindowStore
 
-    memory = MemoryWindowStore(settings)
+    local = MemorySliceRanking(top_n, window_s)
     return (
-        memory,
+        MemoryWindowStore(settings),
         MemoryFindingStore(settings),
-        _slice_mapper(
-            settings, lambda key, value: memory.admit_slice_value(key, value, top_n), redactor
-        ),
+        _slice_mapper(settings, local, redactor),
     )
 
 

@@ -6,7 +6,7 @@ Usage::
     client = redis_client(settings)                     # redis.Redis or redis.RedisCluster
     windows = RedisWindowStore(client, settings)
     findings = RedisFindingStore(client, settings)
-    mapper = SliceMapper(keys, top_n, admit=windows.slice_admitter(top_n))
+    mapper = SliceMapper(keys, top_n, RedisSliceRanking(client, prefix, top_n, window_s))
 
 Atomicity and idempotency: a batch is applied by a Lua script that, per trace, first sets a dedup
 key ``<prefix>:d:<i|e>:<trace_id>`` with ``SET NX EX dedup_ttl_s`` and only for new traces adds to
@@ -20,7 +20,8 @@ Keys (prefix ``p`` = ``RedisSettings.key_prefix``), standalone::
     p:w:f:<start>   fine bucket hash      p:w:c:<start>   coarse bucket hash
     p:d:i:<id>      ingest dedup marker   p:d:e:<id>      evaluation dedup marker
                     (<id>: the trace_id within its tenant, ``processing.scoped_id``)
-    p:slices:<key>  admitted slice values p:baseline      pinned baseline (JSON)
+    p:baseline      pinned baseline (JSON)
+    p:{p:sl:<key>}:...                    slice ranking: see groundwatch.state.slice_ranking
     p:f:...                               findings: see groundwatch.state.redis_findings
 
 Redis Cluster (``redis.cluster`` or a ``redis+cluster://`` URL): a script may only touch keys of
@@ -103,13 +104,6 @@ end
 return out
 """
 
-_ADMIT = """
-if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 1 end
-if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
-redis.call('SADD', KEYS[1], ARGV[1])
-return 1
-"""
-
 
 def is_cluster(settings: Settings) -> bool:
     """Whether ``settings`` ask for Redis Cluster (the flag or a ``redis+cluster://`` URL)."""
@@ -167,7 +161,6 @@ class RedisWindowStore(BucketWindows):
         self.cluster = isinstance(client, RedisCluster)
         self.shards = settings.redis.cluster_shards if self.cluster else 1
         self._update = client.register_script(_UPDATE)
-        self._admit = client.register_script(_ADMIT)
 
     def _tag(self, shard: int) -> str:
         return f"{{{self.prefix}:s{shard}}}:" if self.cluster else ""
@@ -253,16 +246,6 @@ class RedisWindowStore(BucketWindows):
                         merged[text] = merged.get(text, 0.0) + float(value)
                 out[key] = merged
         return out
-
-    def admit_slice_value(self, key: str, value: str, top_n: int) -> bool:
-        """Cluster-wide: the first ``top_n`` distinct values of a slice key are admitted as
-        their own label; later values map to "other" on every replica."""
-        with _unavailable("slice admission"):
-            return bool(self._admit(keys=[f"{self.prefix}:slices:{key}"], args=[value, top_n]))
-
-    def slice_admitter(self, top_n: int) -> Callable[[str, str], bool]:
-        """``admit`` callable for :class:`~groundwatch.state.slices.SliceMapper`."""
-        return lambda key, value: self.admit_slice_value(key, value, top_n)
 
     def load_baseline(self) -> Baseline | None:
         with _unavailable("baseline read"):

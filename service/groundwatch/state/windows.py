@@ -52,7 +52,6 @@ class MemoryWindowStore(BucketWindows):
         self._expiry: dict[BucketKey, float] = {}
         self._seen: OrderedDict[str, float] = OrderedDict()
         self._baseline: Baseline | None = None
-        self._slices: dict[str, set[str]] = {}
         self._next_prune = 0.0
 
     def ping(self) -> bool:
@@ -124,17 +123,6 @@ class MemoryWindowStore(BucketWindows):
         with self._lock:
             self._prune(self.now())
             return len(self._buckets)
-
-    def admit_slice_value(self, key: str, value: str, top_n: int) -> bool:
-        """First ``top_n`` distinct values of a slice key are admitted (process-local)."""
-        with self._lock:
-            admitted = self._slices.setdefault(key, set())
-            if value in admitted:
-                return True
-            if len(admitted) >= top_n:
-                return False
-            admitted.add(value)
-            return True
 
     def load_baseline(self) -> Baseline | None:
         return self._baseline
