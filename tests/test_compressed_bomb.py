@@ -275,8 +275,7 @@ def test_a_dlq_that_stays_down_is_given_up_and_healthz_and_lag_tell_the_truth_me
         )
         dlq_broker.kill(signal.SIGKILL)
         publisher = DeadLetterPublisher(producer, f"{unique_name}.dlq", flush_timeout_s=1.0)
-        options = {"dlq_retry_s": 8.0, "stall_after_s": 2.0}
-        registry, _, client = _in_app(settings, publisher, **options)
+        registry, _, client = _in_app(settings, publisher, dlq_retry_s=8.0, stall_after_s=2.0)
         with client:
             _send(kafka_broker.bootstrap, unique_name, [b"not json", *_valid(unique_name, 30)])
             wait_for(lambda: client.get("/healthz").status_code == 503, 15, "healthz 503")
@@ -317,7 +316,11 @@ def _memory_settings(broker: KafkaBroker, name: str) -> Settings:
 
 
 def _in_app(
-    settings: Settings, dlq: DeadLetterPublisher, **options: float
+    settings: Settings,
+    dlq: DeadLetterPublisher,
+    *,
+    dlq_retry_s: float = 30.0,
+    stall_after_s: float = 120.0,
 ) -> tuple[CollectorRegistry, KafkaTraceConsumer, TestClient]:
     """The service's own app and runtime (in-memory stores) around a Kafka consumer with
     ``dlq`` as its dead-letter publisher."""
@@ -327,7 +330,11 @@ def _in_app(
         runtime.processor,
         runtime.registry,
         options=ConsumerOptions(
-            handle_signals=False, backoff_initial_s=0.1, backoff_max_s=0.5, **options
+            handle_signals=False,
+            backoff_initial_s=0.1,
+            backoff_max_s=0.5,
+            dlq_retry_s=dlq_retry_s,
+            stall_after_s=stall_after_s,
         ),
         dlq=dlq,
     )
@@ -363,7 +370,7 @@ def _batch(base: int, values: list[bytes], headers: tuple[tuple[str, bytes], ...
 
 
 def _read(data: bytes) -> list[tuple[int, bytes | None, list[tuple[str, bytes]]]]:
-    out = []
+    out: list[tuple[int, bytes | None, list[tuple[str, bytes]]]] = []
     for batch in MemoryRecords(data):
         assert batch.validate_crc()
         out.extend((r.offset, r.value, r.headers) for r in batch)

@@ -136,6 +136,19 @@ def _bytes_field(data: bytes | None) -> bytes:
     return _varint(-1) if data is None else _varint(len(data)) + data
 
 
+def _inflate_whole(data: memoryview, most: int) -> bytes | None:
+    """The whole stream inflated when it is one gzip member of at most ``most`` bytes (then no
+    record in it can be larger); None otherwise, having inflated at most ``most + 1`` bytes."""
+    inflater = zlib.decompressobj(wbits=47)
+    try:
+        out = inflater.decompress(data, most + 1)
+    except zlib.error:
+        return None  # the record-by-record path says where it breaks
+    if len(out) > most or not inflater.eof or inflater.unused_data.strip(b"\0"):
+        return None
+    return out
+
+
 class _GzipStream:
     """Reads a gzip stream a few bytes at a time; never holds more than one chunk inflated."""
 
@@ -357,16 +370,21 @@ class FetchGuard:
     ) -> tuple[bytes | None, int, bool]:
         head = list(_HEADER.unpack_from(batch, 0))
         base, count = head[0], head[12]
-        got = self._inflate_records(batch, base, count, fetch_offset, budget)
-        if not got.records and got.cut:
-            return None, 0, True
+        whole = _inflate_whole(batch[_HEADER.size :], min(budget, self.bounds.record_bytes))
+        if whole is not None:  # the common case: the batch is small, its records go as they are
+            got = _Inflated([whole], len(whole), None, cut=False)
+        else:
+            got = self._inflate_records(batch, base, count, fetch_offset, budget)
+            if not got.records and got.cut:
+                return None, 0, True
+            count = len(got.records)
         last_delta = head[6] if not got.cut or got.last_delta is None else got.last_delta
         body = b"".join(got.records)
         head[1] = _HEADER.size - 12 + len(body)  # length
         head[4] = 0  # crc, set below
         head[5] = head[5] & ~_CODEC_MASK  # attributes: no compression
         head[6] = last_delta
-        head[12] = len(got.records)
+        head[12] = count
         out = bytearray(_HEADER.pack(*head)) + body
         struct.pack_into(">I", out, 17, crc32c.crc32c(bytes(out[_CRC_FROM:])))
         return bytes(out), got.size, got.cut
