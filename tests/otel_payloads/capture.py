@@ -17,6 +17,7 @@ Nothing here is imported by the service or the tests; the tests read the JSON fi
 from __future__ import annotations
 
 import base64
+import contextlib
 import gzip
 import hashlib
 import json
@@ -33,26 +34,39 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
-OTEL = "opentelemetry-sdk==1.39.1 opentelemetry-exporter-otlp-proto-http==1.39.1"
+OTEL_45 = "opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2"
+OTEL_39 = (
+    "opentelemetry-sdk==1.39.1 opentelemetry-exporter-otlp-proto-http==1.39.1 "
+    "opentelemetry-instrumentation==0.60b1 opentelemetry-semantic-conventions==0.60b1 wrapt<2"
+)
+OTEL_37 = (
+    "opentelemetry-sdk==1.37.0 opentelemetry-exporter-otlp-proto-http==1.37.0 "
+    "opentelemetry-instrumentation==0.58b0 opentelemetry-semantic-conventions==0.58b0 wrapt<2"
+)
+_TL62 = (
+    "opentelemetry-instrumentation-llamaindex==0.62.4 opentelemetry-instrumentation-langchain==0.62.4 "
+    "opentelemetry-instrumentation-openai==0.62.4 llama-index-core==0.14.25 "
+    f"llama-index-llms-openai==0.8.3 openai==2.54.0 langchain-core==1.8.3 {OTEL_45}"
+)
+_OPENAI_V2_24 = (
+    "opentelemetry-instrumentation-openai-v2==2.4b0 opentelemetry-util-genai==0.4b0 "
+    f"openai==3.63.0 httpx==0.29.0 {OTEL_39}"
+)
+# The requirements each scenario was captured with (one scratch environment per line).
 SCENARIOS: dict[str, str] = {
-    "openllmetry-0.62-llamaindex": (
-        f"opentelemetry-instrumentation-llamaindex==0.62.4 llama-index-core==0.14.25 {OTEL}"
-    ),
-    "openllmetry-0.62-llamaindex-openai": (
-        "opentelemetry-instrumentation-llamaindex==0.62.4 llama-index-core==0.14.25 "
-        f"llama-index-llms-openai==0.8.3 opentelemetry-instrumentation-openai==0.62.4 {OTEL}"
-    ),
-    "openllmetry-0.62-langchain": (
-        f"opentelemetry-instrumentation-langchain==0.62.4 langchain-core==1.8.3 {OTEL}"
-    ),
+    "openllmetry-0.62-llamaindex": _TL62,
+    "openllmetry-0.62-llamaindex-openai": _TL62,
+    "openllmetry-0.62-langchain": _TL62,
     "openllmetry-0.47-langchain": (
-        f"opentelemetry-instrumentation-langchain==0.47.5 langchain-core==0.3.79 {OTEL}"
+        f"opentelemetry-instrumentation-langchain==0.47.5 langchain-core==0.3.86 {OTEL_37}"
     ),
     "langfuse-3": "langfuse==3.15.0",
     "langfuse-5": "langfuse==5.2.0",
-    "genai-openai-v2-span": f"opentelemetry-instrumentation-openai-v2==2.4b0 openai {OTEL}",
-    "genai-openai-v2-system": f"opentelemetry-instrumentation-openai-v2==2.4b0 openai {OTEL}",
-    "genai-openai-v2-logs": f"opentelemetry-instrumentation-openai-v2==2.3b0 openai {OTEL}",
+    "genai-openai-v2-span": _OPENAI_V2_24,
+    "genai-openai-v2-system": _OPENAI_V2_24,
+    "genai-openai-v2-logs": (
+        f"opentelemetry-instrumentation-openai-v2==2.3b0 openai==3.63.0 httpx==0.29.0 {OTEL_37}"
+    ),
 }
 
 KNOWLEDGE = [
@@ -173,10 +187,8 @@ def _versions(names: list[str]) -> dict[str, str]:
 
     out = {}
     for name in names:
-        try:
+        with contextlib.suppress(PackageNotFoundError):
             out[name] = version(name)
-        except PackageNotFoundError:
-            pass
     return out
 
 
@@ -249,7 +261,7 @@ def openllmetry_llamaindex(capture: Capture, openai_llm: bool = False) -> dict[s
     return _versions(names + (extra if openai_llm else []))
 
 
-def _lcel_chain(legacy: bool) -> Any:
+def _lcel_chain() -> Any:
     from langchain_core.callbacks import CallbackManagerForRetrieverRun
     from langchain_core.documents import Document
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
@@ -271,7 +283,7 @@ def _lcel_chain(legacy: bool) -> Any:
 
     class FakeChatModel(FakeListChatModel):
         model_name: str = MODEL
-        responses: list[str] = ["unused"]
+        responses: list[str] = ["unused"]  # noqa: RUF012 (a pydantic field, copied per model)
 
         def _generate(self, messages: Any, *args: Any, **kwargs: Any) -> ChatResult:
             prompt = "\n".join(str(m.content) for m in messages)
@@ -298,7 +310,7 @@ def openllmetry_langchain(capture: Capture) -> dict[str, str]:
 
     provider = _provider(capture, "lc-openllmetry")
     LangchainInstrumentor().instrument(tracer_provider=provider)
-    chain = _lcel_chain(legacy=False)
+    chain = _lcel_chain()
     for question in ANSWERS:
         chain.invoke(question)
     provider.shutdown()
