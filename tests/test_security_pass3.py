@@ -37,7 +37,15 @@ ADMIN = "plain-admin-token-7c1e9b2f5a"  # GROUNDWATCH_API__TOKENS: every right, 
 INGEST = "ingest-only-token-3f8a6d0c1b"
 READ_ACME = "read-acme-token-9e2b4c7d1f"
 GLOBEX_RL = "globex-read-label-token-5d3a"
-SCOPED = [f"ingest:{INGEST}", f"read@acme:{READ_ACME}", f"read+label@globex:{GLOBEX_RL}"]
+INITECH_INGEST = "initech-ingest-token-2b7c9e"
+INITECH_READ = "initech-read-token-8f0d3a61"
+SCOPED = [
+    f"ingest:{INGEST}",
+    f"read@acme:{READ_ACME}",
+    f"read+label@globex:{GLOBEX_RL}",
+    f"ingest@initech:{INITECH_INGEST}",
+    f"read@initech:{INITECH_READ}",
+]
 JSON_CT = {"content-type": "application/json"}
 
 
@@ -92,10 +100,14 @@ def _findings(url: str, token: str, query: str = "") -> dict[str, Any]:
     return body
 
 
-def _wait_findings(url: str, n: int, timeout: float = 30.0) -> list[dict[str, Any]]:
+def _wait_findings(
+    url: str, n: int, prefixes: tuple[str, ...] = ("acme-", "globex-"), timeout: float = 30.0
+) -> list[dict[str, Any]]:
+    """The findings of traces whose id starts with one of ``prefixes``, once ``n`` are kept."""
     deadline = time.monotonic() + timeout
     while True:
-        items: list[dict[str, Any]] = _findings(url, ADMIN, "?limit=500")["items"]
+        found = _findings(url, ADMIN, "?limit=500")["items"]
+        items = [f for f in found if f["trace_id"].startswith(prefixes)]
         if len(items) >= n or time.monotonic() > deadline:
             return items
         time.sleep(0.1)
@@ -192,11 +204,8 @@ def test_scoped_tokens_come_from_the_environment(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("GROUNDWATCH_API__SCOPED_TOKENS", ",".join(SCOPED))
     monkeypatch.setenv("GROUNDWATCH_API__ALLOWED_HOSTS", '["gw.example"]')
     api = Settings().api
-    assert [parse_grant(t.get_secret_value()).tenant for t in api.scoped_tokens] == [
-        None,
-        "acme",
-        "globex",
-    ]
+    tenants = [parse_grant(t.get_secret_value()).tenant for t in api.scoped_tokens]
+    assert tenants == [None, "acme", "globex", "initech", "initech"]
     assert api.allowed_hosts == ["gw.example"]
 
 
@@ -254,6 +263,14 @@ def test_configured_hosts_and_origins_are_served(scoped_url: str) -> None:
     assert r.status_code == 202, r.text
 
 
+def test_turning_the_host_check_off_without_a_token_is_warned_about() -> None:
+    from groundwatch.api.security import startup_warnings
+
+    off = Settings(api=ApiSettings(allowed_hosts=["*"]))
+    assert any("DNS rebinding" in line for line in startup_warnings(off))
+    assert not any("DNS rebinding" in line for line in startup_warnings(Settings()))
+
+
 # --- item 10: framing -------------------------------------------------------------------------
 
 
@@ -299,3 +316,54 @@ def test_head_is_served_wherever_get_is(open_url: str) -> None:
         assert head.content == b""
         assert head.headers["content-type"] == get.headers["content-type"]
     assert httpx.head(f"{open_url}/v1/rag-traces").status_code == 405  # no GET there either
+
+
+def test_the_helm_chart_carries_scoped_tokens_and_browser_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import base64
+
+    from tests.test_helm import by_kind, manifests, render, validate_all
+
+    values = {
+        "config": {"api": {"allowed_hosts": ["gw.example"], "allowed_origins": []}},
+        "secrets": {"api": {"scoped_tokens": [f"ingest:{INGEST}", f"read@acme:{READ_ACME}"]}},
+    }
+    docs = manifests(render(values))
+    validate_all(render(values))
+    env = dict(by_kind(docs, "ConfigMap", "gw-groundwatch")["data"])
+    secret = by_kind(docs, "Secret")["data"]
+    env.update({k: base64.b64decode(v).decode() for k, v in secret.items()})
+    # Scoped tokens only: no all-rights token is generated.
+    assert env.get("GROUNDWATCH_API__TOKENS", "[]") == "[]"
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    api = Settings().api
+    assert [t.get_secret_value() for t in api.scoped_tokens] == values["secrets"]["api"][
+        "scoped_tokens"
+    ]
+    assert api.tokens == []
+    assert api.allowed_hosts == ["gw.example"]
+    # Without scoped tokens the chart still generates one plain token, as before.
+    plain = by_kind(manifests(render({})), "Secret")["data"]
+    assert len(base64.b64decode(plain["GROUNDWATCH_API__TOKENS"])) == 40
+
+
+def test_a_tenant_bound_ingest_token_writes_only_into_its_tenant(scoped_url: str) -> None:
+    url = scoped_url
+    foreign = make_trace("stamped-1", attributes={"tenant": "globex"})
+    r = httpx.post(f"{url}/v1/rag-traces", json=[foreign], headers=_auth(INITECH_INGEST))
+    assert r.status_code == 202, r.text
+    single = make_trace("stamped-2", attributes={"tenant": "acme"})
+    r = httpx.post(f"{url}/v1/evaluate?record=true", json=single, headers=_auth(INITECH_INGEST))
+    assert r.status_code == 200, r.text
+    items = _wait_findings(url, 2, prefixes=("stamped-",))
+    assert {f["id"].rsplit("@", 1)[1] for f in items} == {tenant_scope("initech")}
+    seen = {f["trace_id"] for f in _findings(url, INITECH_READ)["items"]}
+    assert seen == {"stamped-1", "stamped-2"}
+    assert not {f["trace_id"] for f in _findings(url, GLOBEX_RL)["items"]} & seen
+    assert not {f["trace_id"] for f in _findings(url, READ_ACME)["items"]} & seen
+    # OTLP spans are assembled out of the request: a bound token cannot send them.
+    for path in ("/v1/traces", "/v1/logs"):
+        r = httpx.post(f"{url}{path}", content=b"{}", headers=_auth(INITECH_INGEST) | JSON_CT)
+        assert r.status_code == 403, (path, r.text)

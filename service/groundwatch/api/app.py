@@ -132,7 +132,13 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     app.add_middleware(InflightLimit, max_inflight=settings.api.max_inflight)
     from groundwatch.api.origin import BrowserGuard
     from groundwatch.api.security import SecurityGuard
-    from groundwatch.api.tenancy import TenantBinding, TenantFindingView
+    from groundwatch.api.tenancy import (
+        TenantBinding,
+        TenantFindingView,
+        current_tenant,
+        with_tenant,
+        with_tenant_items,
+    )
     from groundwatch.api.wire import WireRules
 
     guard = SecurityGuard(settings.api)
@@ -232,6 +238,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         except TraceDecodeError as exc:
             rt().metrics.rejected.labels(source="http", reason=exc.reason).inc()
             return decode_error_response(exc, hint=_content_type_hint(request, exc))
+        trace = with_tenant(trace, current_tenant())  # a tenant-bound token's trace is its
         processor = rt().processor
         cancel = threading.Event()  # set when the client goes away: judging gives up
 
@@ -278,6 +285,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
                 "(body): expected a JSON array of traces",
                 [{"loc": "(body)", "msg": "expected a JSON array of traces"}],
             )
+        items = with_tenant_items(items, current_tenant())  # a tenant-bound token's traces
         return await run_in_threadpool(_ingest, rt(), settings, items, "http")
 
     from groundwatch.api.findings import findings_router, label_router, page_router

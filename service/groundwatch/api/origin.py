@@ -24,6 +24,7 @@ page in the user's browser can reach it too:
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Iterable
 from urllib.parse import urlsplit
@@ -33,11 +34,21 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from groundwatch.access import is_loopback_host
 from groundwatch.api.errors import error_response
 
-__all__ = ["BrowserGuard", "host_name", "origin_allowed"]
+__all__ = ["BrowserGuard", "host_name", "origin_allowed", "otlp_paths"]
 
 _WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-_OWN_MEDIA_TYPES = frozenset({"/v1/traces"})  # OTLP: application/x-protobuf or JSON, 415 itself
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+@functools.cache
+def otlp_paths() -> frozenset[str]:
+    """The OTLP ingest routes (``/v1/traces``, ``/v1/logs``, Langfuse's path): they take
+    application/x-protobuf or JSON and answer 415 themselves; none without the OTLP extra."""
+    try:
+        from groundwatch.api.otlp import OTLP_PATHS
+    except ImportError:
+        return frozenset()
+    return OTLP_PATHS
 
 
 def host_name(host: str) -> str:
@@ -92,6 +103,7 @@ class BrowserGuard:
         self.hosts = {host_name(h) for h in allowed_hosts if h.strip()}
         self.any_host = "*" in self.hosts
         self.origins = [o for o in allowed_origins if o.strip()]
+        self.own_media_types = otlp_paths()
 
     def host_ok(self, host: str | None, scope: Scope) -> bool:
         if self.any_host or host is None:  # HTTP/1.0 without Host: no browser sends that
@@ -131,7 +143,7 @@ class BrowserGuard:
                 await response(scope, receive, send)
                 return
             media = headers.get(b"content-type", "").split(";", 1)[0].strip().lower()
-            if scope.get("path") not in _OWN_MEDIA_TYPES and media != "application/json":
+            if scope.get("path") not in self.own_media_types and media != "application/json":
                 shown = media or "none"
                 response = error_response(
                     415,

@@ -44,6 +44,7 @@ from groundwatch.access import (
     is_loopback_host,
     tenant_scope,
 )
+from groundwatch.api.origin import otlp_paths
 from groundwatch.api.ratelimit import TokenBucketLimiter
 from groundwatch.settings import ApiSettings, Settings
 
@@ -169,8 +170,12 @@ class SecurityGuard:
         self._fail(request, None, 401 if token is None else 403, _METRICS_REFUSAL[token is None])
 
     def require_ingest(self, request: Request) -> None:
-        """Dependency of ingest endpoints: a token with the ingest scope, then rate limit."""
+        """Dependency of ingest endpoints: a token with the ingest scope, then rate limit. A
+        tenant-bound token's traces are stamped with its tenant (``api.tenancy``); OTLP spans
+        are assembled later, out of the request, so that route refuses such a token."""
         grant = self._authorize(request, "ingest")
+        if grant is not None and grant.tenant is not None and request.url.path in otlp_paths():
+            self._fail(request, grant.token, 403, "a tenant-bound token cannot send OTLP spans")
         self.limiter.check(request, grant.token if grant else None)
 
     #: Before scopes, every token could write: the ingest routes keep this name.
@@ -249,6 +254,11 @@ def startup_warnings(settings: Settings) -> list[str]:
         out.append(
             f"{short} API token(s) shorter than {_MIN_TOKEN_CHARS} characters; "
             "use long random tokens (e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
+        )
+    if not tokens and "*" in api.allowed_hosts:
+        out.append(
+            "GROUNDWATCH_API__ALLOWED_HOSTS is '*' with no API token: a web page can reach the "
+            "open API through DNS rebinding"
         )
     if api.metrics_token is None and not loopback:
         out.append("/metrics is open (no GROUNDWATCH_API__METRICS_TOKEN); it holds no trace text")

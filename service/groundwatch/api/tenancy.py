@@ -14,6 +14,10 @@ the hash of the tenant (:func:`groundwatch.access.tenant_scope`), whatever its `
 slice label became (``other``, redacted). No tenant (no token configured, a plain token, an
 unbound scoped token): the view is the store itself.
 
+A tenant-bound ingest token's traces are its tenant's: :func:`with_tenant_items` and
+:func:`with_tenant` set their ``tenant`` attribute (replacing another) before validation, so
+such a token cannot write into another tenant's findings.
+
 A bound view scans the kept findings (bounded by ``findings.max_items``) to count and page
 them; the store indexes slice labels, not tenants.
 """
@@ -23,12 +27,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from contextvars import ContextVar
-from typing import Protocol
+from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from groundwatch.access import Grant, tenant_scope
+from groundwatch.contract.trace import RagTrace
 from groundwatch.state.findings import (
     decode_cursor,
     encode_cursor,
@@ -44,7 +49,13 @@ from groundwatch.state.stores import (
     LabelCounts,
 )
 
-__all__ = ["TenantBinding", "TenantFindingView", "current_tenant"]
+__all__ = [
+    "TenantBinding",
+    "TenantFindingView",
+    "current_tenant",
+    "with_tenant",
+    "with_tenant_items",
+]
 
 _TENANT: ContextVar[str | None] = ContextVar("groundwatch_request_tenant", default=None)
 _SCAN_PAGE = 1000  # the stores' largest page
@@ -53,6 +64,30 @@ _SCAN_PAGE = 1000  # the stores' largest page
 def current_tenant() -> str | None:
     """The tenant the current request's token is bound to; None when it is not bound."""
     return _TENANT.get()
+
+
+def with_tenant(trace: RagTrace, tenant: str | None) -> RagTrace:
+    """``trace`` as the tenant's (its ``tenant`` attribute set to ``tenant``); as it is when
+    ``tenant`` is None. What a tenant-bound ingest token sends is its tenant's."""
+    if tenant is None or trace.attributes.get("tenant") == tenant:
+        return trace
+    return trace.model_copy(update={"attributes": {**trace.attributes, "tenant": tenant}})
+
+
+def with_tenant_items(items: list[Any], tenant: str | None) -> list[Any]:
+    """Batch items (JSON objects, before validation) with ``attributes.tenant`` set to
+    ``tenant``; items that are not objects, or whose attributes are not one, are left for
+    validation to refuse."""
+    if tenant is None:
+        return items
+    out: list[Any] = []
+    for item in items:
+        attributes = item.get("attributes", {}) if isinstance(item, dict) else None
+        stamped = (
+            {"attributes": {**attributes, "tenant": tenant}} if isinstance(attributes, dict) else {}
+        )
+        out.append({**item, **stamped} if stamped else item)
+    return out
 
 
 class _GrantSource(Protocol):
