@@ -367,3 +367,40 @@ def test_a_tenant_bound_ingest_token_writes_only_into_its_tenant(scoped_url: str
     for path in ("/v1/traces", "/v1/logs"):
         r = httpx.post(f"{url}{path}", content=b"{}", headers=_auth(INITECH_INGEST) | JSON_CT)
         assert r.status_code == 403, (path, r.text)
+
+
+def test_tenant_bound_scans_are_bounded_and_busy_is_a_retriable_503() -> None:
+    import threading
+
+    from groundwatch.api import tenancy
+    from groundwatch.state.findings import MemoryFindingStore
+    from groundwatch.state.stores import FindingPage, StoreUnavailableError
+    from tests.builders import build_settings
+
+    release = threading.Event()
+
+    class _Slow(MemoryFindingStore):  # a unit test of the view: a store whose read waits
+        def page(self, **kwargs: Any) -> FindingPage:
+            release.wait(10)
+            return super().page(**kwargs)
+
+    view = tenancy.TenantFindingView(
+        _Slow(build_settings({"state": "memory"})), max_scans=1, wait_s=0.2
+    )
+
+    def bound_read() -> None:
+        token = tenancy._TENANT.set("acme")
+        try:
+            view.page(limit=10)
+        finally:
+            tenancy._TENANT.reset(token)
+
+    first = threading.Thread(target=bound_read)
+    first.start()
+    time.sleep(0.1)
+    with pytest.raises(StoreUnavailableError):
+        bound_read()  # the one slot is held: refused after wait_s, not queued without bound
+    release.set()
+    first.join(10)
+    bound_read()  # the slot is free again
+    assert view.page(limit=10).items == []  # unbound: the store's own page
