@@ -10,7 +10,9 @@ environment built from the requirement lines in :data:`SCENARIOS`::
     python3.11 -m venv /tmp/v && /tmp/v/bin/pip install <the scenario's requirements>
     /tmp/v/bin/python tests/otel_payloads/capture.py <scenario>
 
-``python tests/otel_payloads/capture.py --list`` prints the scenarios and their requirements.
+``python tests/otel_payloads/capture.py --list`` prints the scenarios and their requirements;
+``capture.py <scenario> --to http://127.0.0.1:8080`` exports to a running groundwatch instead
+(tests/test_otel_libraries_live.py drives the libraries installed in the dev environment so).
 Nothing here is imported by the service or the tests; the tests read the JSON files.
 """
 
@@ -174,6 +176,7 @@ class Capture:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.export_url = self.url  # where the OTLP exporters send (main's --to)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
@@ -199,7 +202,7 @@ def _provider(capture: Capture, service: str) -> Any:
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
     provider = TracerProvider(resource=Resource.create({"service.name": service}))
-    exporter = OTLPSpanExporter(endpoint=f"{capture.url}/v1/traces", timeout=10)
+    exporter = OTLPSpanExporter(endpoint=f"{capture.export_url}/v1/traces", timeout=10)
     provider.add_span_processor(BatchSpanProcessor(exporter))
     return provider
 
@@ -321,8 +324,8 @@ def langfuse_app(capture: Capture) -> dict[str, str]:
     os.environ.update(
         LANGFUSE_PUBLIC_KEY="pk-lf-test",
         LANGFUSE_SECRET_KEY="sk-lf-test",
-        LANGFUSE_HOST=capture.url,
-        LANGFUSE_BASE_URL=capture.url,
+        LANGFUSE_HOST=capture.export_url,
+        LANGFUSE_BASE_URL=capture.export_url,
         LANGFUSE_TRACING_ENVIRONMENT="test",
     )
     from langfuse import get_client, observe
@@ -369,7 +372,7 @@ def _openai_v2(capture: Capture, *, logs: bool, system_only: bool) -> dict[str, 
         from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
 
         logger_provider = LoggerProvider()
-        exporter = OTLPLogExporter(endpoint=f"{capture.url}/v1/logs", timeout=10)
+        exporter = OTLPLogExporter(endpoint=f"{capture.export_url}/v1/logs", timeout=10)
         logger_provider.add_log_record_processor(BatchLogRecordProcessor(exporter))
         kwargs["logger_provider"] = logger_provider
     OpenAIInstrumentor().instrument(**kwargs)
@@ -436,11 +439,16 @@ def main(argv: list[str]) -> int:
     os.environ.update(env)
     os.environ.setdefault("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
     capture = Capture()
+    if argv[1:2] == ["--to"]:  # live: export to a running groundwatch instead of capturing
+        capture.export_url = argv[2].rstrip("/")
     try:
         versions = runner(capture)
         time.sleep(0.5)
     finally:
         capture.close()
+    if capture.export_url != capture.url:
+        print(f"{name}: exported to {capture.export_url}")
+        return 0
     out = {
         "scenario": name,
         "versions": versions,
