@@ -16,6 +16,7 @@ import signal
 import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import crc32c
@@ -266,7 +267,8 @@ def test_a_dlq_that_stays_down_is_given_up_and_healthz_and_lag_tell_the_truth_me
     """The DLQ's broker is gone (SIGKILL): while the dead letter is retried the partition is
     stuck, and /healthz says so (503, ``kafka_loop``) and the lag gauge counts what waits
     behind it. After ``dlq_retry_s`` it is skipped (counted, ``unavailable``), committed past,
-    and the rest is scored."""
+    and the rest is scored. The second dead letter behind the same dead DLQ gets one try, not
+    another ``dlq_retry_s``."""
     _topics(kafka_broker, unique_name, partitions=1)
     settings = _memory_settings(kafka_broker, unique_name)
     with KafkaBroker.start() as dlq_broker:
@@ -276,8 +278,10 @@ def test_a_dlq_that_stays_down_is_given_up_and_healthz_and_lag_tell_the_truth_me
         dlq_broker.kill(signal.SIGKILL)
         publisher = DeadLetterPublisher(producer, f"{unique_name}.dlq", flush_timeout_s=1.0)
         registry, _, client = _in_app(settings, publisher, dlq_retry_s=8.0, stall_after_s=2.0)
+        poison = [b"not json", b"not json either"]
+        _send(kafka_broker.bootstrap, unique_name, [*poison, *_valid(unique_name, 30)])
         with client:
-            _send(kafka_broker.bootstrap, unique_name, [b"not json", *_valid(unique_name, 30)])
+            start = time.monotonic()
             wait_for(lambda: client.get("/healthz").status_code == 503, 15, "healthz 503")
             body = client.get("/healthz").json()
             assert body["checks"]["kafka_loop"] is False
@@ -285,20 +289,22 @@ def test_a_dlq_that_stays_down_is_given_up_and_healthz_and_lag_tell_the_truth_me
             lag = registry.get_sample_value(
                 "groundwatch_consumer_lag", {"topic": unique_name, "partition": "0"}
             )
-            assert lag == 31  # the stuck dead letter and the 30 traces behind it
+            assert lag == 32  # the stuck dead letters and the 30 traces behind them
             wait_for(lambda: client.get("/healthz").status_code == 200, 20, "healthz 200 again")
             wait_for(
                 lambda: committed_all(
                     kafka_broker.bootstrap, settings.kafka.group_id, unique_name, 1
                 ),
                 30,
-                "committed past the dead letter",
+                "committed past the dead letters",
             )
+            # 8 s for the first; without the breaker another 8 s for the second.
+            assert time.monotonic() - start < 14
             wait_for(lambda: client.get("/readyz").status_code == 200, 10, "ready again")
             skips = registry.get_sample_value(
                 "groundwatch_consumer_dead_letters_skipped_total", {"reason": "unavailable"}
             )
-            assert skips == 1
+            assert skips == 2
             evaluated = registry.get_sample_value(
                 "groundwatch_traces_evaluated_total", {"status": "scored"}
             )

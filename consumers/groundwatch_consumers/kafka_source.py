@@ -151,6 +151,7 @@ class KafkaTraceConsumer:
             registry=registry,
         )
         self._turned = time.monotonic()  # when the consumer loop last went round
+        self._dlq_down = False  # a dead letter was given up as unavailable; none written since
         self.health = Health()
         self.workers = EvaluationWorkers(
             processor=processor,
@@ -327,7 +328,9 @@ class KafkaTraceConsumer:
 
     def _dead_letter(self, dead: list[tuple[Any, TraceDecodeError]]) -> None:
         """Each copy is written, or given up after ``dlq_retry_s`` (counted and logged); either
-        way its offset is done. Only a stop leaves offsets uncommitted (re-delivered)."""
+        way its offset is done. Only a stop leaves offsets uncommitted (re-delivered). Once one
+        was given up as unavailable, the next get one try each until a copy is written again,
+        so a run of bad messages behind a dead DLQ does not cost ``dlq_retry_s`` apiece."""
         assert self._dlq is not None
         for rec, exc in dead:
             outcome = self._dlq.publish(
@@ -335,13 +338,14 @@ class KafkaTraceConsumer:
                 exc.reason,
                 exc.detail,
                 size=getattr(exc, "size", None),
-                retry_s=self.options.dlq_retry_s,
+                retry_s=0.0 if self._dlq_down else self.options.dlq_retry_s,
                 backoff=(self.options.backoff_initial_s, self.options.backoff_max_s),
                 wait=self._stop.wait,
                 on_retry=self._dlq_retry,
             )
             if outcome == "stopped":
                 return
+            self._dlq_down = outcome == "unavailable"
             if outcome != "written":
                 self._dlq_skipped.labels(reason=outcome).inc()
                 log.error(
