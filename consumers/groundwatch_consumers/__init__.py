@@ -13,7 +13,8 @@ from __future__ import annotations
 from groundwatch_consumers.backpressure import PartitionGate, WorkQueue
 from groundwatch_consumers.config import KafkaUnavailableError, any_reachable, client_config
 from groundwatch_consumers.decode import decode_fast
-from groundwatch_consumers.dlq import REASON_HEADER, DeadLetterPublisher
+from groundwatch_consumers.dlq import REASON_HEADER, DeadLetterPublisher, DeadLetterRejectedError
+from groundwatch_consumers.inflate import FetchGuard, InflateBounds
 from groundwatch_consumers.kafka_source import KafkaTraceConsumer, build_kafka_consumer
 from groundwatch_consumers.lag import ConsumerLagGauge
 from groundwatch_consumers.offsets import OffsetTracker
@@ -32,8 +33,11 @@ __all__ = [
     "ConsumerLagGauge",
     "ConsumerOptions",
     "DeadLetterPublisher",
+    "DeadLetterRejectedError",
     "EvaluationWorkers",
+    "FetchGuard",
     "Health",
+    "InflateBounds",
     "KafkaResultSink",
     "KafkaTraceConsumer",
     "KafkaUnavailableError",
