@@ -145,6 +145,14 @@ def test_log_records_of_a_finished_trace_are_late_and_non_events_ignored() -> No
     late = LogEventRecord(chat.trace_id, chat.span_id, "gen_ai.choice", 1, {"message": {}})
     assert assembler.add_logs([late]).completed == []
     assert registry.get_sample_value("groundwatch_otlp_log_records_total", {"outcome": "late"}) == 1
+    # Log records held for a pending trace are bounded like its spans.
+    other = CollectorRegistry()
+    bounded = TraceAssembler(window_s=5.0, max_spans_per_trace=2, registry=other)
+    records = [replace(late, trace_id="cd" * 16, time_unix_nano=i) for i in range(3)]
+    assert bounded.add_logs(records).log_records == 2
+    assert (
+        other.get_sample_value("groundwatch_otlp_log_records_total", {"outcome": "span_limit"}) == 1
+    )
     # A log record without an event name or a span id cannot be joined: not kept.
     body = {
         "resourceLogs": [

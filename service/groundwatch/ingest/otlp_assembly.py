@@ -168,7 +168,7 @@ class TraceAssembler:
         self.log_records = Counter(
             "groundwatch_otlp_log_records",
             "GenAI log records received on /v1/logs, by outcome (joined: held with their trace; "
-            "late: their trace was already finished).",
+            "late: their trace was already finished; span_limit: over max_spans_per_trace).",
             ["outcome"],
             registry=registry,
         )
@@ -266,6 +266,9 @@ class TraceAssembler:
                     self._make_room()
                     entry = _Pending(deadline=now + self.window_s)
                     self._pending[record.trace_id] = entry
+                if sum(len(e) for e in entry.events.values()) >= self.max_spans_per_trace:
+                    self.log_records.labels(outcome="span_limit").inc()
+                    continue
                 event = genai.as_span_event(record)
                 entry.events.setdefault(record.span_id, []).append(event)
                 size = len(event.name) + sum(
