@@ -144,7 +144,7 @@ def torch_predict(checkpoint: str) -> Callable[[list[tuple[str, str]]], np.ndarr
     import torch
 
     from training.data import Pair
-    from training.train import CrossEncoder, load_tokenizer, model_dir, predict
+    from training.model import CrossEncoder, load_tokenizer, model_dir, predict
 
     model = CrossEncoder(model_dir())
     model.load_state_dict(torch.load(checkpoint, map_location="cpu"))

@@ -21,10 +21,10 @@ pytest.importorskip("importlinter")
 
 
 def _lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
-    """``lint-imports`` over the packages under ``root`` (service/ and consumers/)."""
+    """``lint-imports`` over the packages under ``root`` (service/, consumers/ and training/)."""
     env = dict(os.environ)
     # Put the tree under test first on the path: it shadows the installed (editable) packages.
-    paths = [str(root / "service"), str(root / "consumers")]
+    paths = [str(root), str(root / "service"), str(root / "consumers")]
     env["PYTHONPATH"] = os.pathsep.join([*paths, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     code = "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
     return subprocess.run(
@@ -48,6 +48,7 @@ def _copy_tree(dst: Path) -> Path:
         dst / "consumers" / "groundwatch_consumers",
         ignore=ignore,
     )
+    shutil.copytree(ROOT / "training", dst / "training", ignore=ignore)
     return dst
 
 
@@ -98,3 +99,34 @@ def test_a_forbidden_import_fails_the_check(
     broken = [ln for ln in proc.stdout.splitlines() if ln.rstrip().endswith("BROKEN")]
     assert broken, proc.stdout[-4000:]
     assert bad_import.removeprefix("import ") in proc.stdout, proc.stdout[-4000:]
+
+
+@pytest.mark.parametrize(
+    ("module", "bad_import", "contracts"),
+    [
+        # a circle as in issue 48: the shared model code reaching back into a stage
+        (
+            "training/model.py",
+            "import training.stage1",
+            ["no import circle", "training layers"],
+        ),
+        # one runnable step importing another (they share training.model / training.recipes)
+        ("training/stage1_eval.py", "import training.stage1", ["training layers"]),
+        # a circle inside the service, between two sibling modules of one package
+        (
+            "service/groundwatch/judges/words.py",
+            "import groundwatch.judges.claims",
+            ["no import circle"],
+        ),
+    ],
+)
+def test_an_import_circle_or_a_step_import_fails_the_check(
+    tmp_path: Path, module: str, bad_import: str, contracts: list[str]
+) -> None:
+    tree = _copy_tree(tmp_path)
+    _add_import(tree / module, bad_import)
+    proc = _lint_imports(tree)
+    assert proc.returncode != 0, proc.stdout[-4000:]
+    broken = [ln for ln in proc.stdout.splitlines() if ln.rstrip().endswith("BROKEN")]
+    for contract in contracts:
+        assert any(contract in ln for ln in broken), proc.stdout[-4000:]

@@ -65,11 +65,11 @@ def test_distractor_copies_land_on_their_origins_side_of_the_split() -> None:
 
 @pytest.mark.skipif(not (DATA / "train/natural_nli.jsonl").exists(), reason="shared data absent")
 def test_replay_holds_out_everything_stage1_held_out() -> None:
-    from training.stage1 import HELD_OUT_SHARE, load_pairs, split
+    from training.data import NATURAL_HELD_OUT, load_natural, split_by_group
     from training.stage2 import replay_pairs
 
     limit = 3000
-    stage1_train, stage1_held = split(load_pairs(DATA, limit), HELD_OUT_SHARE)
+    stage1_train, stage1_held = split_by_group(load_natural(DATA, limit), NATURAL_HELD_OUT)
     replay = replay_pairs(DATA)
     _, stage2_held = split_held_out(replay, 0.06)
     held_keys = {(p.premise, p.claim) for p in stage2_held}

@@ -47,8 +47,8 @@ from training.data import (
     is_held_out,
     load_written,
 )
-from training.export import INSTALL_DIR
-from training.train import DEFAULT_MIX, add_written_args, build_data
+from training.model import INSTALL_DIR
+from training.recipes import DEFAULT_MIX, add_written_args, build_data
 
 
 class _Recorder(VerdictModel):

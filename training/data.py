@@ -211,3 +211,41 @@ def split_held_out(pairs: list[Pair], share: float) -> tuple[list[Pair], list[Pa
     train = [p for p in pairs if not held_out(p)]
     held = [p for p in pairs if held_out(p)]
     return train, held
+
+
+#: Stage 1's held-out share of the natural pairs (:func:`load_natural`), by premise group.
+NATURAL_HELD_OUT = 0.05
+#: A natural pair's label, as the classes it allows.
+TARGETS = {
+    "supported": frozenset({SUPPORTED}),
+    "contradicted": frozenset({CONTRADICTED}),
+    "not_found": frozenset({NOT_FOUND}),
+    "unsupported": UNSUPPORTED,
+}
+
+
+def load_natural(root: Path, limit: int = 0) -> list[Pair]:
+    """Every natural (stage-1) pair: ``train/natural_nli.jsonl``, ``natural_binary.jsonl`` and
+    ``fever_nli.jsonl``; ``source`` is the row's own source (mnli, snli_dev, qnli, ...), the group
+    ``source:premise``. QNLI rows are turned round: the passage sentence is the premise."""
+    out: list[Pair] = []
+    for name in ("natural_nli", "natural_binary", "fever_nli"):
+        with (root / "train" / f"{name}.jsonl").open(encoding="utf-8") as fh:
+            for n, line in enumerate(fh):
+                if limit and n >= limit:
+                    break
+                row = json.loads(line)
+                premise, claim = str(row["premise"]), str(row["hypothesis"])
+                source = str(row["source"])
+                if source == "qnli":
+                    premise, claim = claim, premise
+                group = f"{source}:{premise}"
+                out.append(Pair(premise, claim, TARGETS[str(row["label"])], source, group))
+    return out
+
+
+def split_by_group(pairs: list[Pair], share: float) -> tuple[list[Pair], list[Pair]]:
+    """Deterministic split by group at one share for every source (stage 1's split)."""
+    train = [p for p in pairs if not is_held_out(p.group, share)]
+    held = [p for p in pairs if is_held_out(p.group, share)]
+    return train, held

@@ -24,18 +24,15 @@ import numpy as np
 import torch
 
 from training.data import LABELS, Pair
-from training.train import (
-    DEFAULT_MIX,
+from training.model import (
+    INSTALL_DIR,
     MAX_LEN,
+    MODEL_FILE,
     CrossEncoder,
-    add_written_args,
-    build_data,
     held_out_report,
     model_dir,
 )
-
-INSTALL_DIR = Path(__file__).resolve().parents[1] / "service/groundwatch/judges/verifier_model"
-MODEL_FILE = "verifier-int8.onnx"
+from training.recipes import DEFAULT_MIX, add_written_args, build_data
 
 
 def sha256(path: Path) -> str:

@@ -26,8 +26,15 @@ import numpy as np
 import torch
 
 from training.data import Pair
-from training.export import INSTALL_DIR, MODEL_FILE
-from training.train import CrossEncoder, collate, encode, load_tokenizer, model_dir
+from training.model import (
+    INSTALL_DIR,
+    MODEL_FILE,
+    CrossEncoder,
+    collate,
+    encode,
+    load_tokenizer,
+    model_dir,
+)
 
 _MATMUL = re.compile(r"^/(bert/encoder/layer\.\d+/.+|head)/(?:MatMul|Gemm_MatMul)_quant$")
 _EMBEDDINGS = ("word_embeddings", "position_embeddings", "token_type_embeddings")

@@ -27,9 +27,7 @@ exactly the batch it would have taken next. Running the same command again resum
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import math
 import os
 import random
 import time
@@ -40,55 +38,18 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.data import LABELS, SUPPORTED, UNSUPPORTED, Pair
-from training.train import (
+from training.data import LABELS, NATURAL_HELD_OUT, TARGETS, Pair, load_natural, split_by_group
+from training.model import (
     CrossEncoder,
-    auroc,
     collate,
     encode,
+    held_report,
     load_tokenizer,
     model_dir,
     predict,
     set_loss,
     target_mask,
 )
-
-HELD_OUT_SHARE = 0.05
-TARGETS = {
-    "supported": frozenset({SUPPORTED}),
-    "contradicted": frozenset({1}),
-    "not_found": frozenset({2}),
-    "unsupported": UNSUPPORTED,
-}
-
-
-def _held_out(group: str, share: float) -> bool:
-    digest = hashlib.sha256(group.encode("utf-8")).digest()
-    return int.from_bytes(digest[:4], "big") / 2**32 < share
-
-
-def load_pairs(root: Path, limit: int = 0) -> list[Pair]:
-    """Every stage-1 pair; ``source`` is the row's own source (mnli, snli_dev, qnli, ...)."""
-    out: list[Pair] = []
-    for name in ("natural_nli", "natural_binary", "fever_nli"):
-        with (root / "train" / f"{name}.jsonl").open(encoding="utf-8") as fh:
-            for n, line in enumerate(fh):
-                if limit and n >= limit:
-                    break
-                row = json.loads(line)
-                premise, claim = str(row["premise"]), str(row["hypothesis"])
-                source = str(row["source"])
-                if source == "qnli":
-                    premise, claim = claim, premise
-                group = f"{source}:{premise}"
-                out.append(Pair(premise, claim, TARGETS[str(row["label"])], source, group))
-    return out
-
-
-def split(pairs: list[Pair], share: float) -> tuple[list[Pair], list[Pair]]:
-    train = [p for p in pairs if not _held_out(p.group, share)]
-    held = [p for p in pairs if _held_out(p.group, share)]
-    return train, held
 
 
 def load_dev(root: Path, name: str, limit: int, seed: int) -> list[Pair]:
@@ -118,30 +79,6 @@ def plan_batches(train: list[Pair], batch: int, epochs: int, seed: int) -> list[
         rng.shuffle(epoch)
         out += epoch
     return out
-
-
-def held_report(pairs: list[Pair], probs: np.ndarray) -> dict[str, float]:
-    """Per source: 3-way accuracy where labels have three classes, AUROC of P(supported) where
-    they have two; contradicted precision over all; ``score`` is the mean of the per-source
-    figures (the checkpoint choice)."""
-    report: dict[str, float] = {}
-    by_source: dict[str, list[int]] = {}
-    for i, p in enumerate(pairs):
-        by_source.setdefault(p.source, []).append(i)
-    for source, idx in sorted(by_source.items()):
-        if all(len(pairs[i].target) == 1 for i in idx):
-            report[f"{source}/acc3"] = float(
-                np.mean([int(np.argmax(probs[i])) in pairs[i].target for i in idx])
-            )
-        else:
-            sup = [SUPPORTED in pairs[i].target for i in idx]
-            report[f"{source}/auroc"] = auroc([float(probs[i][SUPPORTED]) for i in idx], sup)
-    vals = [v for v in report.values() if not math.isnan(v)]
-    said = [i for i in range(len(pairs)) if int(np.argmax(probs[i])) == 1]
-    if said:
-        report["contradicted/precision"] = float(np.mean([1 in pairs[i].target for i in said]))
-    report["score"] = float(np.mean(vals)) if vals else 0.0
-    return report
 
 
 def sick_report(probs: np.ndarray, pairs: list[Pair]) -> dict[str, float]:
@@ -193,7 +130,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     root = Path(args.data)
 
-    train, held = split(load_pairs(root, args.limit), HELD_OUT_SHARE)
+    train, held = split_by_group(load_natural(root, args.limit), NATURAL_HELD_OUT)
     tc = Counter((p.source, "/".join(LABELS[c] for c in sorted(p.target))) for p in train)
     hc = Counter((p.source, "/".join(LABELS[c] for c in sorted(p.target))) for p in held)
     print("data (train / held-out):", flush=True)

@@ -27,9 +27,17 @@ import numpy as np
 import torch
 
 from groundwatch.judges.claims import split_sentences
-from training.data import CONTRADICTED, SUPPORTED, Pair, windowed
-from training.stage1 import HELD_OUT_SHARE, TARGETS, held_report, load_pairs, split
-from training.train import CrossEncoder, auroc, load_tokenizer, model_dir, predict
+from training.data import (
+    CONTRADICTED,
+    NATURAL_HELD_OUT,
+    SUPPORTED,
+    TARGETS,
+    Pair,
+    load_natural,
+    split_by_group,
+    windowed,
+)
+from training.model import CrossEncoder, auroc, held_report, load_tokenizer, model_dir, predict
 
 
 def _rows(root: Path, name: str, limit: int, seed: int) -> list[dict[str, str]]:
@@ -113,7 +121,7 @@ def main() -> None:
     )
     print(json.dumps({k: round(v, 4) for k, v in part.items()}), flush=True)
     report.update(part)
-    _, held = split(load_pairs(root), HELD_OUT_SHARE)
+    _, held = split_by_group(load_natural(root), NATURAL_HELD_OUT)
     if args.limit:
         held = random.Random(args.seed).sample(held, min(len(held), args.limit * 4))
     part = {

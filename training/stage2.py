@@ -24,7 +24,7 @@ import random
 from pathlib import Path
 
 from groundwatch.judges.claims import split_sentences
-from training.data import Pair
+from training.data import Pair, load_natural
 
 __all__ = [
     "DISTRACT_FROM",
@@ -59,9 +59,7 @@ DISTRACT_FROM = frozenset({"written", "summedits", "wice", "halueval_summarizati
 
 def replay_pairs(root: Path) -> list[Pair]:
     """Every stage-1 pair, source ``replay``, group as stage 1 made it (so the split agrees)."""
-    from training.stage1 import load_pairs  # stage1 imports train, which imports this module
-
-    return [Pair(p.premise, p.claim, p.target, "replay", p.group) for p in load_pairs(root)]
+    return [Pair(p.premise, p.claim, p.target, "replay", p.group) for p in load_natural(root)]
 
 
 def distractor_pairs(pairs: list[Pair], rng: random.Random, most: int = 2) -> list[Pair]:
