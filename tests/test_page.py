@@ -98,7 +98,7 @@ def test_a_plain_get_shows_the_findings_first(page_url: str) -> None:
     with urllib.request.urlopen(page_url, timeout=30) as resp:
         html = resp.read().decode()
     assert html.index("id='findings'") < html.index("id='trend'") < html.index("id='windows'")
-    assert html.count("<tr class='finding'>") == 60
+    assert html.count("<tr class='finding'") == 60  # 60 distinct claims: 60 groups of one
     assert "loading" not in html
     # newest first, escaped, the disagreeing value marked, reason and judge shown
     assert html.index("trace-0#0") < html.index("trace-1#0")
@@ -110,7 +110,7 @@ def test_a_plain_get_shows_the_findings_first(page_url: str) -> None:
     # windows collapsed: the slice under min_samples is counted, not shown
     assert "tenant=tiny" not in html
     assert "window slices with fewer than 5 scored traces are not shown" in html
-    assert "<polyline class='faith'" in html
+    assert "<circle class='contra point'" in html  # the trend: contradicted claims per trace
 
 
 def test_page_filters_and_screenshots_in_chromium(page_url: str, tmp_path: Path) -> None:
@@ -138,7 +138,8 @@ def test_page_filters_and_screenshots_in_chromium(page_url: str, tmp_path: Path)
                 page.click("#filters button[type=submit]")
                 expect(page.locator("#total")).to_have_text("(30)")
                 assert "tenant=beta" in page.locator("#findings tr.finding").first.inner_text()
-                assert page.locator("#trend polyline").count() == 2
+                # the trend follows the filter: beta has findings but no scored window traces
+                assert page.locator("#trend circle.point").count() == 0
                 assert errors == []
                 page.close()
         finally:

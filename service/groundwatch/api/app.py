@@ -307,7 +307,9 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     redactor = runtime_.processor.redactor
     app.include_router(
         label_router(
-            runtime_.findings, redact_note=redactor.redact_text if redactor is not None else None
+            runtime_.findings,
+            redact_note=redactor.redact_text if redactor is not None else None,
+            judge_version=lambda: runtime_.judge.version,  # a short id is of this judge's
         ),
         dependencies=[Depends(guard.require_label)],
     )

@@ -28,20 +28,18 @@ import math
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
-from groundwatch.api.page_render import PageFilters, render_main
+from groundwatch.api.page import page_router
+from groundwatch.api.page_filters import SliceSpecError, slice_spec
 from groundwatch.contract.record import Conflict
-from groundwatch.observability.precision_collector import precision_from_counts
 from groundwatch.observability.windows_collector import build_report, report_to_json
 from groundwatch.settings import Settings
 from groundwatch.state.bucket_reader import WindowReader, as_reader
-from groundwatch.state.buckets import ALL
 from groundwatch.state.findings import InvalidCursorError
 from groundwatch.state.slices import SliceMapper
 from groundwatch.state.stores import (
@@ -56,32 +54,21 @@ from groundwatch.suite.findings_export import drafts_from_findings
 __all__ = [
     "CASES_FILENAME",
     "CASES_MAX_TRACES",
+    "AmbiguousIdError",
     "FindingOut",
     "FindingsPageOut",
+    "LabelGroupIn",
+    "LabelGroupOut",
     "LabelIn",
     "LabelOut",
     "findings_router",
     "label_router",
     "page_router",
+    "resolve_id",
+    "slice_spec",
 ]
 
 log = logging.getLogger(__name__)
-
-_STATIC_DIR = Path(__file__).parent / "static"
-_ASSETS = {
-    "page.js": "text/javascript; charset=utf-8",
-    "page.css": "text/css; charset=utf-8",
-}
-_SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-        "img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
-
 
 #: Longest note kept with a label (characters); a longer one is refused (422).
 NOTE_MAX_CHARS = 1000
@@ -111,7 +98,12 @@ class LabelOut(BaseModel):
 class FindingOut(BaseModel):
     """One contradicted claim, as returned by GET /v1/findings."""
 
-    id: str = Field(description="trace_id#claim_index: the finding's key (label route).")
+    id: str = Field(
+        description=(
+            "The finding's id, as the label route takes it: trace_id#claim_index, then "
+            "@scope (a hash of the tenant) when the trace has a tenant."
+        )
+    )
     trace_id: str
     claim_index: int
     ts: float = Field(description="Trace time, unix seconds.")
@@ -195,148 +187,6 @@ def _unavailable(exc: StoreUnavailableError) -> HTTPException:
     # operator, answer the client without it.
     log.warning("state store unavailable: %s", exc)
     return HTTPException(503, _UNAVAILABLE, headers={"Retry-After": "5"})
-
-
-def _static(name: str) -> str:
-    # groundwatch is a namespace package: importlib.resources cannot read it when installed
-    # editable, so read next to this module (package-data ships static/*).
-    return (_STATIC_DIR / name).read_text("utf-8")
-
-
-PageAuth = Callable[[Request], None]
-
-
-def page_router(
-    store: FindingStore | None = None,
-    windows: WindowStore | WindowReader | None = None,
-    settings: Settings | None = None,
-    *,
-    authorize: PageAuth | None = None,
-    judge_version: Callable[[], str] | None = None,
-) -> APIRouter:
-    """The page and its assets. With a store, ``GET /`` renders the findings server-side when
-    ``authorize(request)`` passes (no token configured, or a valid bearer header); otherwise it
-    serves the shell, whose script asks for the token and fetches ``/page/main`` with it.
-    ``?sample=random`` shows a random sample of the findings (to label) instead of the newest;
-    the measured precision shown counts the labels of ``judge_version()`` findings (all
-    labels without it), like ``groundwatch_judge_contradicted_precision``."""
-    router = APIRouter()
-
-    def main_html(request: Request) -> str | None:
-        if store is None or windows is None or settings is None:
-            return None
-        if authorize is not None:
-            try:
-                authorize(request)
-            except HTTPException:
-                return None
-        filters = _page_filters(request, settings)
-        since = time.time() - filters.since_min * 60 if filters.since_min else None
-        sampled = request.query_params.get("sample") == "random"
-        try:
-            # A refused filter shows its error and no findings, never every finding.
-            found, total = [], 0
-            if not filters.error and sampled:
-                found = store.sample(100, slice_filter=filters.slices or None)
-                total = len(found)
-            elif not filters.error:
-                page = store.page(limit=100, cursor=None, slice_filter=filters.slices or None)
-                found, total = page.items, page.total
-            version = judge_version() if judge_version is not None else None
-            estimate = precision_from_counts(store.label_counts(), version)[ALL]
-            report = report_to_json(build_report(as_reader(windows), settings))
-        except StoreUnavailableError as exc:
-            log.warning("state store unavailable: %s", exc)
-            return f"<main id='main'><p class='error'>{_UNAVAILABLE}</p></main>"
-        items = [_out(f) for f in found if since is None or f.ts >= since]
-        total = total if since is None else len(items)
-        return render_main(
-            items,
-            total,
-            report,
-            filters,
-            min_wasserstein=settings.windows.drift_min_wasserstein,
-            precision=estimate,
-            sampled=sampled,
-        )
-
-    @router.get("/", include_in_schema=False)
-    def page(request: Request) -> HTMLResponse:
-        main = main_html(request)
-        if main is None:
-            main = (
-                "<main id='main'><p id='need-token'>This page needs a read token: paste it "
-                "above (kept in this tab only).</p></main>"
-            )
-        html = _static("page.html").replace("<!--MAIN-->", main)
-        return HTMLResponse(html, headers=_SECURITY_HEADERS)
-
-    @router.get("/page/main", include_in_schema=False)
-    def page_main(request: Request) -> HTMLResponse:
-        main = main_html(request)
-        if main is None:
-            raise HTTPException(401, "missing or invalid bearer token")
-        return HTMLResponse(main, headers=_SECURITY_HEADERS)
-
-    @router.get("/static/{name}", include_in_schema=False)
-    def asset(name: str) -> Response:
-        if name not in _ASSETS:
-            raise HTTPException(404, "not found")
-        return Response(_static(name), media_type=_ASSETS[name], headers=_SECURITY_HEADERS)
-
-    return router
-
-
-class SliceSpecError(ValueError):
-    """A slice filter that is not ``key:value`` or ``key=value`` (the API answers 422)."""
-
-
-def slice_spec(spec: str) -> tuple[str, str]:
-    """``key:value`` or ``key=value`` (whichever separator comes first) as (key, cleaned value);
-    :class:`SliceSpecError` with the message the API and the page show otherwise."""
-    cut = min((i for i in (spec.find(":"), spec.find("=")) if i >= 0), default=-1)
-    key, value = (spec[:cut], spec[cut + 1 :]) if cut >= 0 else ("", "")
-    if not key or not value:
-        raise SliceSpecError(f"slice filter {spec[:80]!r} must look like key=value or key:value")
-    return key[:64], SliceMapper.clean(value)
-
-
-def _page_filters(request: Request, settings: Settings) -> PageFilters:
-    slices: dict[str, str] = {}
-    errors: list[str] = []
-    for raw in request.query_params.getlist("slice"):
-        for spec in raw.split():
-            try:
-                key, value = slice_spec(spec)
-            except SliceSpecError as exc:
-                errors.append(str(exc))
-                continue
-            slices[key] = value
-    for key in settings.windows.slice_keys:
-        given = request.query_params.get(key)
-        if given:
-            slices[key] = SliceMapper.clean(given)
-    return PageFilters(
-        slices=slices,
-        since_min=_page_since_min(request.query_params.get("since_min", "")),
-        error="; ".join(errors) or None,
-    )
-
-
-_PAGE_MAX_SINCE_MIN = 525_600  # a year, as GET /v1/findings/cases
-
-
-def _page_since_min(value: str) -> int | None:
-    """The page's ``since_min``: empty or 0 (the form's "any time") = none, else ASCII digits
-    up to a year; 422 otherwise (``"²".isdigit()`` is true but ``int("²")`` fails; a 5,000-digit
-    value is no minute count)."""
-    if value.isascii() and value.isdigit() and len(value) <= 6:
-        minutes = int(value)
-        if minutes <= _PAGE_MAX_SINCE_MIN:
-            return minutes or None
-    elif not value:
-        return None
-    raise HTTPException(422, f"since_min must be whole minutes from 0 to {_PAGE_MAX_SINCE_MIN}")
 
 
 def findings_router(
@@ -487,17 +337,85 @@ def findings_router(
     return router
 
 
+class LabelGroupIn(LabelIn):
+    """Body of ``POST /v1/findings/labels``: one label for several findings (a group)."""
+
+    ids: list[str] = Field(
+        min_length=1, max_length=500, description="Finding ids, as GET /v1/findings gives them."
+    )
+
+
+class LabelGroupOut(BaseModel):
+    labelled: list[str] = Field(description="The ids labelled (full form).")
+    missing: list[str] = Field(description="Ids given that no kept finding has.")
+
+
+class AmbiguousIdError(LookupError):
+    """A short id (``trace_id#claim_index``) that several kept findings of the judge version
+    share (traces of several tenants): the full id is needed (409)."""
+
+
+def resolve_id(store: FindingStore, finding_id: str, version: str | None) -> str | None:
+    """The full id (``trace_id#claim_index@scope``) of the finding ``finding_id`` names: as it
+    is when kept under it, else the one kept finding of judge ``version`` whose short form
+    (``trace_id#claim_index``) it is; None when none is; :class:`AmbiguousIdError` when several
+    are. The short form is read by scanning the kept findings (bounded by findings.max_items):
+    a fallback for ids typed from the docs, not the page's path (the page posts full ids)."""
+    if "@" in finding_id.rpartition("#")[2]:
+        return finding_id
+    matches: list[str] = []
+    cursor: str | None = None
+    while True:
+        page = store.page(limit=_CASES_PAGE, cursor=cursor)
+        for f in page.items:
+            short = f"{f.trace_id}#{f.claim_index}"
+            if short == finding_id and (version is None or f.metric_version == version):
+                matches.append(f.key)
+        cursor = page.next_cursor
+        if cursor is None or not page.items:
+            break
+    if len(matches) > 1:
+        raise AmbiguousIdError(
+            f"{len(matches)} findings have the id {finding_id[:200]!r} (one per tenant): "
+            "label one by its full id, " + ", ".join(sorted(matches)[:5])
+        )
+    return matches[0] if matches else None
+
+
 def label_router(
     store: FindingStore,
     *,
     clock: Callable[[], float] = time.time,
     redact_note: Callable[[str], str | None] | None = None,
+    judge_version: Callable[[], str] | None = None,
 ) -> APIRouter:
-    """``POST /v1/findings/{id}/label``: a write route (mount it behind the write guard).
-    ``id`` is the finding's ``trace_id#claim_index``, URL-encoded (``#`` as ``%23``).
+    """``POST /v1/findings/{id}/label`` and ``POST /v1/findings/labels`` (a group): write
+    routes (mount them behind the write guard). ``id`` is the finding's id as the API and the
+    page show it, URL-encoded (``#`` as ``%23``): ``trace_id#claim_index``, followed by
+    ``@scope`` when the trace has a tenant; the short form is accepted when exactly one kept
+    finding of the current ``judge_version()`` has it (409 when several tenants share it).
     ``redact_note`` (the PII redactor's ``redact_text``) is applied to a note before it is
     stored, like every other free text kept with a finding."""
     router = APIRouter()
+
+    def stored_label(body: LabelIn) -> FindingLabel:
+        if body.corrected_verdict is not None and body.label != "wrong":
+            raise HTTPException(422, "corrected_verdict goes with label 'wrong' only")
+        note = (body.note or "").strip() or None
+        if note is not None and redact_note is not None:
+            note = redact_note(note) or None
+        return FindingLabel(body.label, clock(), body.corrected_verdict, note)
+
+    def set_one(finding_id: str, label: FindingLabel) -> Finding | None:
+        found = store.set_label(finding_id, label)
+        if found is not None:
+            return found
+        version = judge_version() if judge_version is not None else None
+        try:
+            full = resolve_id(store, finding_id, version)
+        except AmbiguousIdError as exc:
+            raise HTTPException(409, str(exc)) from None
+        return None if full is None or full == finding_id else store.set_label(full, label)
 
     @router.post(
         "/v1/findings/{finding_id:path}/label",
@@ -509,18 +427,30 @@ def label_router(
         """Label a finding: the judge was right, wrong (optionally with the verdict it should
         have given) or unsure. Labelling again replaces the label. The labels feed
         ``groundwatch_judge_contradicted_precision`` and ``groundwatch judge adapt``."""
-        if body.corrected_verdict is not None and body.label != "wrong":
-            raise HTTPException(422, "corrected_verdict goes with label 'wrong' only")
-        note = (body.note or "").strip() or None
-        if note is not None and redact_note is not None:
-            note = redact_note(note) or None
-        label = FindingLabel(body.label, clock(), body.corrected_verdict, note)
+        label = stored_label(body)
         try:
-            found = store.set_label(finding_id[:1024], label)
+            found = set_one(finding_id[:1024], label)
         except StoreUnavailableError as exc:
             raise _unavailable(exc) from None
         if found is None:
             raise HTTPException(404, "no such finding")
         return _out(found)
+
+    @router.post("/v1/findings/labels", response_model=LabelGroupOut, tags=["triage"])
+    def label_group(body: LabelGroupIn) -> LabelGroupOut:
+        """One label for several findings (a group of identical findings on the page): each
+        id as in the single route; the ids no kept finding has are listed, not refused."""
+        label = stored_label(body)
+        done: list[str] = []
+        missing: list[str] = []
+        try:
+            for finding_id in dict.fromkeys(i[:1024] for i in body.ids):
+                found = set_one(finding_id, label)
+                (done if found is not None else missing).append(
+                    found.key if found is not None else finding_id
+                )
+        except StoreUnavailableError as exc:
+            raise _unavailable(exc) from None
+        return LabelGroupOut(labelled=done, missing=missing)
 
     return router

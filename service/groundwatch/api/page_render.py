@@ -2,50 +2,36 @@
 
 Usage::
 
-    html = render_main(findings_page, report_json, filters, min_wasserstein=0.03)
+    html = render_main(groups, total, report_json, filters, min_wasserstein=0.03,
+                       trend=points, judge_version="c16-...")
 
-Findings come first (newest first) with claim, evidence (the number or word that disagrees
-with the claim highlighted), reason, verdict score, slice and judge version; then a small
-inline-SVG trend of the contradiction rate and faithfulness per window (no CDN); then the
-window table, collapsed to slices with enough samples; then drift rows with their PSI,
-Wasserstein distance and the reporting threshold. Every value goes through ``html.escape``.
+The judge version comes first, once; then the filters (slice, time, verdict / label state) and
+the measured precision of the filtered slice; then the findings, identical ones grouped
+(:mod:`groundwatch.api.page_groups`: count, first and last seen, slices, one label for the
+group, each trace's question, answer and passage on expanding); then the trend of contradicted
+claims per trace over the last day (:mod:`groundwatch.api.page_trend`, inline SVG, no CDN);
+then the window table of the filtered slices, collapsed to those with enough samples; then
+their drift rows with PSI, Wasserstein distance and the reporting threshold. Every value goes
+through ``html.escape``.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from html import escape
 from typing import Any
-from urllib.parse import urlencode
 
+from groundwatch.api.page_filters import LABEL_STATES, PageFilters
+from groundwatch.api.page_groups import FindingGroup, findings_table, short_version
+from groundwatch.api.page_trend import TrendPoint, trend_svg
 from groundwatch.contract.record import Conflict
 from groundwatch.observability.precision_collector import PrecisionEstimate
 
 __all__ = ["PageFilters", "highlight_disagreement", "render_main", "trend_svg"]
 
 _CASES_PATH = "v1/findings/cases"  # relative, like the script's page/main
-_MAX_SINCE_MIN = 525_600  # GET /v1/findings/cases accepts since_min up to a year
-
-
-@dataclass(frozen=True)
-class PageFilters:
-    """Filters of the page's GET form: ``slice`` (key:value, repeatable) and ``since_min``."""
-
-    slices: dict[str, str] = field(default_factory=dict)
-    since_min: int | None = None
-    #: Why the slice filter was refused (the API's 422 message); no findings are shown then.
-    error: str | None = None
-
-    def query(self) -> str:
-        """The filters as the query of ``GET /v1/findings/cases`` (``slice=key:value``,
-        repeatable; ``since_min`` when set, at most the endpoint's year)."""
-        items = [("slice", f"{k}:{v}") for k, v in self.slices.items()]
-        if self.since_min:
-            items.append(("since_min", str(min(self.since_min, _MAX_SINCE_MIN))))
-        return urlencode(items)
 
 
 def highlight_disagreement(evidence: str | None, conflict: Conflict | None) -> str:
@@ -85,113 +71,13 @@ def _download_link(filters: PageFilters) -> str:
     )
 
 
-_LABEL_BUTTONS = (("right", "right"), ("wrong", "wrong"), ("unsure", "unsure"))
-
-
-def _label_cell(f: Any) -> str:
-    """The finding's label and the controls to (re)label it; page.js posts them to
-    ``POST /v1/findings/{id}/label``. Without script the cell still shows the label."""
-    label = getattr(f, "label", None)
-    current = "unlabelled" if label is None else label.label
-    if label is not None and label.corrected_verdict:
-        current += f" ({label.corrected_verdict.replace('_', ' ')})"
-    key = escape(f.id)
-    buttons = "".join(
-        f"<button type='button' class='label-btn' data-label='{value}'>{text}</button>"
-        for value, text in _LABEL_BUTTONS
-    )
-    corrected = (
-        "<select class='label-corrected' aria-label='corrected verdict'>"
-        "<option value=''>verdict if wrong</option><option value='supported'>supported</option>"
-        "<option value='not_found'>not found</option></select>"
-    )
-    note = escape(label.note or "") if label is not None else ""
-    return (
-        f"<td class='label' data-finding='{key}'>"
-        f"<span class='label-state'>{escape(current)}</span><br>{buttons}<br>{corrected}"
-        f"<input class='label-note' maxlength='1000' placeholder='note' value='{note}'></td>"
-    )
-
-
-def _findings(items: list[Any], total: int, filters: PageFilters) -> str:
-    rows = []
-    for f in items:
-        slices = " ".join(f"{k}={v}" for k, v in sorted(f.slices.items())) or "—"
-        rows.append(
-            "<tr class='finding'>"
-            f"<td><time datetime='{escape(f.time)}'>{escape(f.time[:19].replace('T', ' '))}</time>"
-            f"<br><code>{escape(f.trace_id)}#{f.claim_index}</code></td>"
-            f"<td class='claim'>{escape(f.claim)}</td>"
-            f"<td class='evidence'>{highlight_disagreement(f.evidence, f.conflict)}</td>"
-            f"<td class='reason'>{escape(f.reason or '—')}</td>"
-            f"<td class='num'>{_fmt(f.score, 2)}</td>"
-            f"<td>{escape(slices)}</td>"
-            f"<td><code>{escape(f.judge_version)}</code></td>"
-            f"{_label_cell(f)}"
-            "</tr>"
-        )
-    if not rows:
-        rows.append("<tr><td colspan='8'>No contradicted claims match these filters.</td></tr>")
-    return (
-        f"<section id='findings-section'><h2>Findings <span id='total'>({total})</span></h2>"
-        + _download_link(filters)
-        + "<table id='findings'><thead><tr><th>time / trace</th><th>claim</th>"
-        "<th>evidence (disagreeing value marked)</th><th>reason</th><th>score</th>"
-        "<th>slice</th><th>judge</th><th>label</th></tr></thead><tbody>"
-        + "".join(rows)
-        + "</tbody></table>"
-        "</section>"
-    )
-
-
-def trend_svg(points: list[tuple[str, float | None, float | None]]) -> str:
-    """A 320x120 inline SVG: faithfulness (solid) and contradicted claim share (dashed) per
-    window, on a 0..1 axis. ``points`` are (window, faithfulness, contradiction rate)."""
-    if not points:
-        return ""
-    width, height, pad = 320, 120, 24
-    step = (width - 2 * pad) / max(1, len(points) - 1)
-
-    def xy(i: int, v: float) -> str:
-        return f"{pad + i * step:.1f},{height - pad - v * (height - 2 * pad):.1f}"
-
-    parts = [
-        f"<svg id='trend' role='img' viewBox='0 0 {width} {height}' width='{width}' "
-        f"height='{height}' aria-label='faithfulness and contradiction rate per window'>",
-        f"<line x1='{pad}' y1='{height - pad}' x2='{width - pad}' y2='{height - pad}' "
-        "class='axis'/>",
-        f"<text x='2' y='{pad + 4}' class='tick'>1</text>",
-        f"<text x='2' y='{height - pad + 4}' class='tick'>0</text>",
-    ]
-    for series, cls in (("faithfulness", "faith"), ("contradiction rate", "contra")):
-        values = [p[1] if cls == "faith" else p[2] for p in points]
-        coords = [xy(i, v) for i, v in enumerate(values) if v is not None]
-        if coords:
-            parts.append(
-                f"<polyline class='{cls}' points='{' '.join(coords)}'><title>{series}</title>"
-                "</polyline>"
-            )
-            for c in coords:
-                x, y = c.split(",")
-                parts.append(f"<circle class='{cls}' cx='{x}' cy='{y}' r='3'/>")
-    for i, p in enumerate(points):
-        parts.append(
-            f"<text x='{pad + i * step:.1f}' y='{height - 6}' class='tick' "
-            f"text-anchor='middle'>{escape(p[0])}</text>"
-        )
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def _windows(report: dict[str, Any]) -> tuple[str, list[tuple[str, float | None, float | None]]]:
+def _windows(report: dict[str, Any]) -> str:
     min_samples = report.get("min_samples", 0)
-    rows, trend, hidden = [], [], 0
+    rows, hidden = [], 0
     for name, window_rows in report.get("windows", {}).items():
         for r in window_rows:
             scored = r.get("traces", {}).get("scored", 0) or 0
             means, rates = r.get("means", {}), r.get("rates", {})
-            if r.get("slice_key") == "all":
-                trend.append((name, means.get("faithfulness"), rates.get("contradicted_share")))
             if scored < min_samples:
                 hidden += 1
                 continue
@@ -214,12 +100,11 @@ def _windows(report: dict[str, Any]) -> tuple[str, list[tuple[str, float | None,
     )
     if not rows:
         rows.append(f"<tr><td colspan='7'>No slice has {min_samples} scored traces yet.</td></tr>")
-    table = (
+    return (
         "<table id='windows'><thead><tr><th>window</th><th>slice</th><th>scored</th>"
         "<th>faithfulness</th><th>contradicted share</th><th>context precision</th>"
         "<th>refusal</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>" + note
     )
-    return table, trend
 
 
 def _count(value: Any) -> str:
@@ -283,8 +168,8 @@ def _drift(report: dict[str, Any], min_wasserstein: float) -> str:
 
 
 def _filters_form(filters: PageFilters) -> str:
-    # key=value, as the findings show their slice (key:value is accepted too)
-    slice_value = " ".join(f"{k}={v}" for k, v in filters.slices.items())
+    # key=value, as the findings show their slice (key:value and commas are accepted too)
+    slice_value = ", ".join(f"{k}={v}" for k, v in filters.slices.items())
     options = "".join(
         f"<option value='{m}'{' selected' if filters.since_min == m else ''}>{label}</option>"
         for m, label in (
@@ -294,23 +179,56 @@ def _filters_form(filters: PageFilters) -> str:
             (1440, "last day"),
         )
     )
+    states = "".join(
+        f"<option value='{v}'{' selected' if filters.label == v else ''}>{escape(t)}</option>"
+        for v, t in LABEL_STATES
+    )
+    notes = "".join(f"<p class='note filter-note'>{escape(n)}</p>" for n in filters.notes)
     return (
         "<form id='filters' method='get' action=''>"
         f"<label>Slice <input name='slice' value='{escape(slice_value)}' "
-        "placeholder='tenant=acme'></label>"
+        "placeholder='tenant=acme, intent=billing'></label>"
         f"<label>Time <select name='since_min'>{options}</select></label>"
-        "<label>Verdict <select name='verdict' disabled><option>contradicted</option></select>"
-        "</label><button type='submit'>Filter</button></form>"
+        f"<label>Verdict / label <select name='label'>{states}</select></label>"
+        "<button type='submit'>Filter</button></form>"
         + (
             f"<p id='filter-error' class='error' role='alert'>{escape(filters.error)}</p>"
             if filters.error
             else ""
         )
+        + notes
+    )
+
+
+def _judge_line(version: str | None) -> str:
+    if not version:
+        return ""
+    return (
+        f"<p id='judge-version' class='note'>Judge: <code title='{escape(version)}'>"
+        f"{escape(short_version(version))}</code> (hover for the full version; the precision "
+        "below counts its findings' labels)</p>"
+    )
+
+
+def _trend_section(trend: list[TrendPoint], filters: PageFilters) -> str:
+    # windows hold one slice key at a time: the trend follows a one-key filter only
+    one = len(filters.slices) == 1
+    label = next(f"{k}={v}" for k, v in filters.slices.items()) if one else "all traces"
+    extra = (
+        " (windows keep one slice key at a time: shown for all traces)"
+        if len(filters.slices) > 1
+        else ""
+    )
+    return (
+        "<section><h2>Trend</h2><p class='legend'><span class='contra'>■</span> contradicted "
+        f"claims per scored trace, last day, {escape(label)}{extra}</p>"
+        + trend_svg(trend, label)
+        + "</section>"
     )
 
 
 def render_main(
-    items: list[Any],
+    groups: list[FindingGroup],
     total: int,
     report: dict[str, Any],
     filters: PageFilters,
@@ -318,22 +236,22 @@ def render_main(
     min_wasserstein: float,
     precision: PrecisionEstimate | None = None,
     sampled: bool = False,
+    trend: list[TrendPoint] | None = None,
+    judge_version: str | None = None,
 ) -> str:
-    """The page's ``<main>``: filters, the judge's measured precision, findings (the newest,
-    or a random sample to label), trend, windows, drift."""
-    windows_table, trend = _windows(report)
+    """The page's ``<main>``: the judge version, filters, the judge's measured precision,
+    findings grouped (the newest, or a random sample to label), trend, windows, drift."""
     now = datetime.fromtimestamp(report.get("now", 0) or 0, UTC).isoformat(timespec="seconds")
     return (
         "<main id='main'>"
+        + _judge_line(judge_version)
         + _filters_form(filters)
         + _precision_note(precision, filters, sampled)
-        + _findings(items, total, filters)
-        + "<section><h2>Trend</h2><p class='legend'><span class='faith'>■</span> faithfulness "
-        "<span class='contra'>■</span> contradicted claim share, per window (all traces)</p>"
-        + trend_svg(trend)
-        + "</section><section><h2>Windows</h2>"
+        + findings_table(groups, total, _download_link(filters))
+        + _trend_section(trend or [], filters)
+        + "<section><h2>Windows</h2>"
         + _frozen_note(report)
-        + windows_table
+        + _windows(report)
         + "<h3>Drift (current window vs reference)</h3>"
         + _drift(report, min_wasserstein)
         + f"<p class='note'>Rendered {escape(now)}.</p></section></main>"
@@ -359,15 +277,18 @@ def _precision_note(
     if precision is None:
         return f"<p id='precision' class='note'>{toggle}</p>"
     counts = f"{precision.decided} right/wrong labels, {precision.unsure} unsure"
+    scope = ", ".join(f"{k}={v}" for k, v in filters.slices.items())
     if precision.precision is None or precision.interval is None:
         text = (
             "Judge precision here: not measured yet (no right/wrong labels on this judge "
-            f"version's findings). {toggle}."
+            f"version's findings{' of ' + escape(scope) if scope else ''}). {toggle}."
         )
         return f"<p id='precision' class='note'>{text}</p>"
     low, high = precision.interval
     measured = (
-        f"Judge precision on labelled findings: {precision.precision:.2f} "
+        "Judge precision on labelled findings"
+        + (f" of {scope}" if scope else "")
+        + f": {precision.precision:.2f} "
         f"(95 % {low:.2f}-{high:.2f}, {counts})"
     )
     if precision.precision < LOW_PRECISION:

@@ -4,7 +4,8 @@
 // "Download as eval cases" link (/v1/findings/cases with those filters) with the token, saving
 // the response as a file: a plain link cannot send the bearer header. The label buttons of a
 // finding POST its label (right / wrong / unsure, the corrected verdict and the note of its
-// row) to /v1/findings/{id}/label with the token, and show what the server stored.
+// row) to /v1/findings/{id}/label with the token (a group of identical findings: all of their
+// ids to /v1/findings/labels), and show what the server stored.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -71,10 +72,25 @@ async function downloadCases(link) {
   }
 }
 
+function groupIds(cell) {
+  try {
+    const ids = JSON.parse(cell.dataset.findings || "[]");
+    return Array.isArray(ids) && ids.length ? ids : [cell.dataset.finding];
+  } catch (err) {
+    return [cell.dataset.finding];
+  }
+}
+
+function labelText(stored, count) {
+  let text = stored.label || "unlabelled";
+  if (stored.corrected_verdict) text += " (" + stored.corrected_verdict.replace("_", " ") + ")";
+  return count > 1 ? text + " (all " + count + ")" : text;
+}
+
 async function labelFinding(button) {
   const cell = button.closest("td.label");
   if (!cell) return;
-  const id = cell.dataset.finding;
+  const ids = groupIds(cell);
   const corrected = cell.querySelector(".label-corrected");
   const note = cell.querySelector(".label-note");
   const body = { label: button.dataset.label };
@@ -82,8 +98,14 @@ async function labelFinding(button) {
     body.corrected_verdict = corrected.value;
   }
   if (note && note.value.trim()) body.note = note.value.trim();
+  // One finding: its own route (the answer is the stored finding); a group: one request.
+  const single = ids.length === 1;
+  const url = single
+    ? "v1/findings/" + encodeURIComponent(ids[0]) + "/label"
+    : "v1/findings/labels";
+  if (!single) body.ids = ids;
   try {
-    const resp = await fetch("v1/findings/" + encodeURIComponent(id) + "/label", {
+    const resp = await fetch(url, {
       method: "POST",
       headers: Object.assign({ "Content-Type": "application/json" }, headers()),
       body: JSON.stringify(body),
@@ -93,11 +115,17 @@ async function labelFinding(button) {
       httpError("label", resp.status);
       return;
     }
-    const stored = (await resp.json()).label || {};
-    let text = stored.label || "unlabelled";
-    if (stored.corrected_verdict) text += " (" + stored.corrected_verdict.replace("_", " ") + ")";
+    const answer = await resp.json();
+    const stored = single ? answer.label || {} : body;
+    const count = single ? 1 : answer.labelled.length;
+    const text = labelText(stored, count);
     cell.querySelector(".label-state").textContent = text;
-    setStatus("labelled " + id + " " + text, false);
+    cell.querySelectorAll(".label-btn").forEach((b) => {
+      b.setAttribute("aria-pressed", String(b.dataset.label === body.label));
+    });
+    const missing = single ? 0 : answer.missing.length;
+    setStatus("labelled " + ids[0] + (single ? "" : " and its group") + " " + text +
+      (missing ? " (" + missing + " no longer kept)" : ""), false);
   } catch (err) {
     setStatus("label: " + String(err.message || err), true);
   }
