@@ -53,10 +53,31 @@ def _is_secret(annotation: Any) -> bool:
     return any(_is_secret(a) for a in typing.get_args(annotation))
 
 
+def _bounds(metadata: list[Any]) -> dict[str, Any]:
+    """JSON Schema bounds of a field's constraints (ge/gt/le/lt), so that `helm lint` and
+    `helm install` refuse what start-up would refuse."""
+    import annotated_types as at
+
+    out: dict[str, Any] = {}
+    for item in metadata:
+        for constraint in getattr(item, "metadata", [item]):  # a FieldInfo holds its own
+            if isinstance(constraint, at.Ge):
+                out["minimum"] = constraint.ge
+            elif isinstance(constraint, at.Gt):
+                out["exclusiveMinimum"] = constraint.gt
+            elif isinstance(constraint, at.Le):
+                out["maximum"] = constraint.le
+            elif isinstance(constraint, at.Lt):
+                out["exclusiveMaximum"] = constraint.lt
+    return out
+
+
 def _json_type(annotation: Any) -> dict[str, Any]:
     from pydantic import SecretStr
 
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return {**_json_type(args[0]), **_bounds(list(args[1:]))}
     if origin in (typing.Union, types.UnionType):
         subs = [_json_type(a) for a in args if a is not type(None)]
         out: dict[str, Any] = subs[0] if len(subs) == 1 else {"anyOf": subs}
@@ -96,6 +117,7 @@ def settings_schema() -> tuple[dict[str, Any], dict[str, Any]]:
                 prop = {
                     "description": subfield.description or "",
                     **_json_type(subfield.annotation),
+                    **_bounds(subfield.metadata),
                 }
                 if _is_secret(subfield.annotation):
                     if prop.get("type") != "array":

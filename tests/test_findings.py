@@ -222,9 +222,9 @@ def test_a_full_store_keeps_a_finding_newer_than_its_oldest(
     assert [f.trace_id for f in store.page(limit=10).items] == ["t4", "t3", "t2"]
 
 
-def test_max_items_below_one_keeps_the_newest(make_findings: Callable[[int], FStore]) -> None:
-    # mutation pass: `max(1, max_items)` -> `max(0, ...)` kept nothing
-    store = make_findings(0)
+def test_max_items_one_keeps_the_newest(make_findings: Callable[[int], FStore]) -> None:
+    # below 1 is refused at start-up (tests/test_settings_ranges.py)
+    store = make_findings(1)
     store.add([finding(i, float(i)) for i in range(3)])
     page = store.page(limit=10)
     assert [f.trace_id for f in page.items] == ["t2"]

@@ -38,6 +38,9 @@ ENV_PREFIX = "GROUNDWATCH_"
 
 _REDIS_SCHEMES = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
 
+#: Longest time span a window, retention or TTL setting may name (a little over a year).
+_MAX_SPAN_S = 400 * 86400
+
 
 def environment_variable(path: tuple[str | int, ...] | list[str]) -> str:
     """The variable that sets a settings field: ``("api", "port")`` -> ``GROUNDWATCH_API__PORT``."""
@@ -85,38 +88,47 @@ class ApiSettings(BaseModel):
         description="Allow a non-loopback host without tokens (endpoints open to the network).",
     )
     max_body_bytes: int = Field(
-        default=10_000_000, ge=1, description="Largest accepted request body."
+        default=10_000_000, ge=1, le=1_000_000_000, description="Largest accepted request body."
     )
     max_batch: int = Field(
-        default=1000, ge=1, description="Most traces in one POST /v1/rag-traces."
+        default=1000, ge=1, le=100_000, description="Most traces in one POST /v1/rag-traces."
     )
     rate_limit_per_s: float = Field(
-        default=50.0, ge=0.0, description="Requests per second per token (0 = off)."
+        default=50.0, ge=0.0, le=1e6, description="Requests per second per token (0 = off)."
     )
     rate_limit_burst: int = Field(
-        default=100, ge=1, description="Burst size of the per-token rate limit."
+        default=100, ge=1, le=1_000_000, description="Burst size of the per-token rate limit."
     )
     rate_limit_max_clients: int = Field(
-        default=10_000, ge=1, description="Rate-limit buckets kept (least recently used dropped)."
+        default=10_000,
+        ge=1,
+        le=10_000_000,
+        description="Rate-limit buckets kept (least recently used dropped).",
     )
     queue_size: int = Field(
-        default=1000, ge=1, description="Bounded in-process queue of traces to evaluate."
+        default=1000,
+        ge=1,
+        le=1_000_000,
+        description="Bounded in-process queue of traces to evaluate.",
     )
     queue_max_chars: int = Field(
         default=16_000_000,
         ge=1,
+        le=10_000_000_000,
         description="Text (question, answer, passages, in characters) held by the evaluation "
         "queue at once; a batch that does not fit is refused with 503 + Retry-After.",
     )
     max_inflight: int = Field(
         default=64,
         ge=1,
+        le=100_000,
         description="Most requests served at once; 503 + Retry-After beyond. /healthz, /readyz "
         "and /metrics are never refused (idle connections do not count).",
     )
     max_connections: int = Field(
         default=1000,
         ge=1,
+        le=1_000_000,
         description="Most open connections; past it the connection idle longest (no request "
         "in progress) is closed to make room, so idle clients cannot lock the probes out.",
     )
@@ -130,21 +142,27 @@ class ApiSettings(BaseModel):
     max_inflight_bytes: int = Field(
         default=16_000_000,
         ge=1,
+        le=100_000_000_000,
         description="Request bodies held in memory at once, all requests together (bytes); a "
         "body that does not fit is refused with 503 + Retry-After before it is read.",
     )
     keep_alive_s: float = Field(
-        default=5.0, gt=0.0, description="Idle keep-alive connections are closed after this long."
+        default=5.0,
+        gt=0.0,
+        le=3600.0,
+        description="Idle keep-alive connections are closed after this long.",
     )
     header_timeout_s: float = Field(
         default=10.0,
         gt=0.0,
+        le=3600.0,
         description="A connection must send a request's line and headers within this long "
         "(from connect or the previous response), else 408 and closed.",
     )
     body_timeout_s: float = Field(
         default=60.0,
         gt=0.0,
+        le=3600.0,
         description="A request's body must arrive within this long after its headers, else the "
         "connection is closed.",
     )
@@ -156,6 +174,7 @@ class ApiSettings(BaseModel):
     drain_timeout_s: float = Field(
         default=20.0,
         ge=0.0,
+        le=3600.0,
         description="On shutdown (SIGTERM), longest wait for queued traces; judging still in "
         "progress is then given up.",
     )
@@ -214,14 +233,16 @@ class KafkaSettings(BaseModel):
     ssl_certfile: str | None = Field(default=None, description="Client certificate for SSL.")
     ssl_keyfile: str | None = Field(default=None, description="Client key for SSL.")
     session_timeout_ms: int = Field(
-        default=10_000, ge=1, description="Consumer group session timeout."
+        default=10_000, ge=1, le=3_600_000, description="Consumer group session timeout."
     )
     heartbeat_interval_ms: int = Field(
-        default=3_000, ge=1, description="Consumer heartbeat interval."
+        default=3_000, ge=1, le=3_600_000, description="Consumer heartbeat interval."
     )
-    max_poll_records: int = Field(default=500, ge=1, description="Most records per poll.")
+    max_poll_records: int = Field(
+        default=500, ge=1, le=100_000, description="Most records per poll."
+    )
     commit_interval_s: float = Field(
-        default=1.0, gt=0.0, description="Longest time between offset commits."
+        default=1.0, gt=0.0, le=3600.0, description="Longest time between offset commits."
     )
 
 
@@ -259,7 +280,19 @@ class RedisSettings(BaseModel):
 
     key_prefix: str = Field(default="gw", description="Prefix of every Redis key.")
     dedup_ttl_s: int = Field(
-        default=7 * 86400, ge=1, description="How long a trace_id is remembered."
+        default=86400,
+        ge=1,
+        le=366 * 86400,
+        description="Re-delivery horizon: how long a trace_id received over HTTP/OTLP is "
+        "remembered (a re-send within it is not counted again), and how long an idle Kafka "
+        "partition's record of applied offsets is kept.",
+    )
+    resend_window_offsets: int = Field(
+        default=1000,
+        ge=0,
+        le=1_000_000,
+        description="Kafka: a trace_id already seen this many offsets before a partition's "
+        "committed offset (a producer's re-send) is still counted once; memory per partition.",
     )
     cluster: bool = Field(
         default=False,
@@ -278,24 +311,30 @@ class SamplingSettings(BaseModel):
     rate: float = Field(
         default=1.0, ge=0.0, le=1.0, description="Share of traces scored, by trace_id hash."
     )
-    overrides: dict[str, float] = Field(
+    overrides: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]] = Field(
         default_factory=dict,
-        description='Per-slice rates, JSON {"key=value": rate}, e.g. {"tenant=acme": 0.5}.',
+        description='Per-slice rates (0..1), JSON {"key=value": rate}, e.g. {"tenant=acme": 0.5}.',
     )
 
 
 class EmbeddingSettings(BaseModel):
     runtime: Literal["onnx", "torch"] = Field(default="onnx", description="Embedding runtime.")
     cache_size: int = Field(
-        default=50_000, ge=0, description="Embeddings cached by content hash (entries)."
+        default=50_000,
+        ge=0,
+        le=10_000_000,
+        description="Embeddings cached by content hash (entries).",
     )
-    batch_size: int = Field(default=64, ge=1, description="Most texts per model call.")
+    batch_size: int = Field(default=64, ge=1, le=4096, description="Most texts per model call.")
     token_budget: int = Field(
         default=4096,
         ge=1,
+        le=1_000_000,
         description="Most padded tokens (texts x longest) per model call; at least 256.",
     )
-    threads: int = Field(default=0, ge=0, description="Intra-op threads; 0 = number of cores.")
+    threads: int = Field(
+        default=0, ge=0, le=1024, description="Intra-op threads; 0 = number of cores."
+    )
     spin_wait: bool = Field(
         default=False,
         description="Let onnxruntime threads busy-wait between ops (only on dedicated cores).",
@@ -318,39 +357,47 @@ class JudgeSettings(BaseModel):
     openai_api_key: SecretStr | None = Field(default=None, description="API key (openai).")
     openai_model: str = Field(default="gpt-4o-mini", description="Model name (openai).")
     openai_timeout_s: float = Field(
-        default=30.0, gt=0.0, description="Per-request timeout (openai)."
+        default=30.0, gt=0.0, le=3600.0, description="Per-request timeout (openai)."
     )
-    openai_max_retries: int = Field(default=3, ge=0, description="Retries with backoff (openai).")
-    openai_concurrency: int = Field(default=4, ge=1, description="Concurrent requests (openai).")
+    openai_max_retries: int = Field(
+        default=3, ge=0, le=100, description="Retries with backoff (openai)."
+    )
+    openai_concurrency: int = Field(
+        default=4, ge=1, le=1024, description="Concurrent requests (openai)."
+    )
     openai_price_per_1k_input: float = Field(
-        default=0.0, description="Cost accounting, input tokens."
+        default=0.0, ge=0.0, le=1000.0, description="Cost accounting, input tokens."
     )
     openai_price_per_1k_output: float = Field(
-        default=0.0, description="Cost accounting, output tokens."
+        default=0.0, ge=0.0, le=1000.0, description="Cost accounting, output tokens."
     )
     tei_url: str | None = Field(
         default=None, description="TEI-style rerank/classify service URL (tei)."
     )
-    nli_top_k: int = Field(default=3, ge=1, description="Evidence sentences per claim (nli).")
+    nli_top_k: int = Field(
+        default=3, ge=1, le=100, description="Evidence sentences per claim (nli)."
+    )
     nli_batch_size: int = Field(
-        default=16, ge=1, description="Premise/hypothesis pairs per forward pass (nli)."
+        default=16, ge=1, le=4096, description="Premise/hypothesis pairs per forward pass (nli)."
     )
     nli_contradiction_threshold: float = Field(
-        default=0.5, description="Contradiction probability bar (nli)."
+        default=0.5, ge=0.0, le=1.0, description="Contradiction probability bar (nli)."
     )
-    nli_max_length: int = Field(default=512, ge=1, description="Max tokens per pair (nli).")
+    nli_max_length: int = Field(
+        default=512, ge=1, le=32_768, description="Max tokens per pair (nli)."
+    )
     nli_device: str = Field(default="cpu", description="torch device (nli).")
     openai_backoff_base_s: float = Field(
-        default=0.5, ge=0.0, description="First retry delay (openai)."
+        default=0.5, ge=0.0, le=3600.0, description="First retry delay (openai)."
     )
     openai_backoff_max_s: float = Field(
-        default=20.0, ge=0.0, description="Longest retry delay (openai)."
+        default=20.0, ge=0.0, le=3600.0, description="Longest retry delay (openai)."
     )
     openai_max_output_tokens: int = Field(
-        default=1024, ge=1, description="max_tokens per request (openai)."
+        default=1024, ge=1, le=1_000_000, description="max_tokens per request (openai)."
     )
     openai_max_passage_chars: int = Field(
-        default=4000, ge=1, description="Passage chars sent per passage (openai)."
+        default=4000, ge=1, le=10_000_000, description="Passage chars sent per passage (openai)."
     )
     openai_json_mode: bool = Field(
         default=True, description="Send response_format json_object (openai)."
@@ -361,17 +408,25 @@ class JudgeSettings(BaseModel):
     tei_api_key: SecretStr | None = Field(
         default=None, description="Bearer key for the TEI service."
     )
-    tei_top_k: int = Field(default=3, ge=1, description="Evidence sentences per claim (tei).")
-    tei_batch_size: int = Field(default=32, ge=1, description="Pairs per request (tei).")
-    tei_timeout_s: float = Field(default=10.0, gt=0.0, description="Per-request timeout (tei).")
-    tei_max_retries: int = Field(default=3, ge=0, description="Retries with backoff (tei).")
-    tei_concurrency: int = Field(default=8, ge=1, description="Concurrent requests (tei).")
-    tei_support_threshold: float = Field(
-        default=0.5, description="Entailment bar for supported (tei)."
+    tei_top_k: int = Field(
+        default=3, ge=1, le=100, description="Evidence sentences per claim (tei)."
     )
-    tei_contradiction_threshold: float = Field(default=0.5, description="Contradiction bar (tei).")
+    tei_batch_size: int = Field(default=32, ge=1, le=4096, description="Pairs per request (tei).")
+    tei_timeout_s: float = Field(
+        default=10.0, gt=0.0, le=3600.0, description="Per-request timeout (tei)."
+    )
+    tei_max_retries: int = Field(default=3, ge=0, le=100, description="Retries with backoff (tei).")
+    tei_concurrency: int = Field(default=8, ge=1, le=1024, description="Concurrent requests (tei).")
+    tei_support_threshold: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="Entailment bar for supported (tei)."
+    )
+    tei_contradiction_threshold: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="Contradiction bar (tei)."
+    )
     relevance_threshold: float | None = Field(
         default=None,
+        ge=0.0,
+        le=1.0,
         description="Passage relevance threshold; unset = the judge's calibrated value.",
     )
     calibration_path: str | None = Field(
@@ -380,16 +435,18 @@ class JudgeSettings(BaseModel):
         "`groundwatch judge adapt`); unset = the shipped calibration. Its version is part of "
         "metric_version.",
     )
-    workers: int = Field(default=1, ge=1, description="Evaluator worker threads.")
+    workers: int = Field(default=1, ge=1, le=256, description="Evaluator worker threads.")
     timeout_s: float = Field(
         default=60.0,
         ge=0.0,
+        le=86400.0,
         description="Deadline of one judge call, every backend (embedded too); past it the "
         "traces are unscored, reason timeout.",
     )
     max_chars: int = Field(
         default=200_000,
         ge=0,
+        le=100_000_000,
         description="Size budget of one trace for the judge: question + answer + passages, in "
         "chars (0 = none).",
     )
@@ -424,35 +481,49 @@ class WindowSettings(BaseModel):
         description='Allow-list per slice key, JSON {"key": "regex"}: values that do not fully '
         "match become 'other'.",
     )
-    bucket_s: int = Field(default=60, ge=1, description="Width of one time bucket.")
-    retention_s: int = Field(default=8 * 86400, ge=1, description="How long buckets are kept.")
+    bucket_s: int = Field(default=60, ge=1, le=86400, description="Width of one time bucket.")
+    retention_s: int = Field(
+        default=8 * 86400, ge=1, le=_MAX_SPAN_S, description="How long buckets are kept."
+    )
     min_samples: int = Field(
-        default=30, ge=1, description="Fewest samples before a window value or drift is exported."
+        default=30,
+        ge=1,
+        le=1_000_000,
+        description="Fewest samples before a window value or drift is exported.",
     )
     reference: Literal["rolling", "pinned"] = Field(
         default="rolling", description="Drift reference."
     )
-    current_window_s: int = Field(default=3600, ge=1, description="Current window for drift.")
+    current_window_s: int = Field(
+        default=3600, ge=1, le=_MAX_SPAN_S, description="Current window for drift."
+    )
     reference_window_s: int = Field(
-        default=7 * 86400, ge=1, description="Rolling reference window for drift."
+        default=7 * 86400, ge=1, le=_MAX_SPAN_S, description="Rolling reference window for drift."
     )
     rollup_s: int = Field(
         default=3600,
         ge=1,
+        le=7 * 86400,
         description="Width of the coarse buckets used for long windows (a multiple of bucket_s).",
     )
     fine_retention_s: int = Field(
-        default=26 * 3600, ge=1, description="How long the fine (bucket_s) buckets are kept."
+        default=26 * 3600,
+        ge=1,
+        le=_MAX_SPAN_S,
+        description="How long the fine (bucket_s) buckets are kept.",
     )
     histogram_bins: int = Field(
         default=20, ge=2, le=200, description="Equal-width bins of the [0,1] window histograms."
     )
-    export_windows_s: dict[str, int] = Field(
+    export_windows_s: dict[str, Annotated[int, Field(ge=1, le=_MAX_SPAN_S)]] = Field(
         default_factory=lambda: {"5m": 300, "1h": 3600, "24h": 86400},
         description='Windows exported to Prometheus, JSON {"label": seconds}.',
     )
     psi_epsilon: float = Field(
-        default=1e-4, gt=0.0, description="Smallest bin share used by PSI (empty-bin smoothing)."
+        default=1e-4,
+        gt=0.0,
+        le=0.1,
+        description="Smallest bin share used by PSI (empty-bin smoothing).",
     )
     drift_fdr: float = Field(
         default=0.01,
@@ -464,33 +535,46 @@ class WindowSettings(BaseModel):
     drift_min_wasserstein: float = Field(
         default=0.03,
         ge=0.0,
+        le=1.0,
         description="Smallest Wasserstein-1 distance (score units on [0,1]) reported as drift.",
     )
     drift_min_rate_ratio: float = Field(
-        default=1.5, ge=1.0, description="Smallest rate increase (current/reference) reported."
+        default=1.5,
+        ge=1.0,
+        le=1000.0,
+        description="Smallest rate increase (current/reference) reported.",
     )
     drift_detectable_shift: float = Field(
         default=0.1,
         gt=0.0,
+        le=1.0,
         description="Target detectable mean shift: a slice is tested once its current window "
         "can detect it (80% power at drift_fdr), else it is reported as underpowered.",
     )
     drift_detectable_rate_ratio: float = Field(
-        default=2.0, gt=1.0, description="Target detectable rate increase (same rule, for rates)."
+        default=2.0,
+        gt=1.0,
+        le=1000.0,
+        description="Target detectable rate increase (same rule, for rates).",
     )
     read_cache_s: int = Field(
         default=300,
         ge=0,
+        le=86400,
         description="Readers cache buckets closed over 10 min ago this long (0 = off).",
     )
     report_refresh_s: float = Field(
         default=10.0,
         ge=0.0,
+        le=3600.0,
         description="Scrapes serve a window report at most this old, refreshed in the "
         "background (0 = compute during every scrape).",
     )
     memory_dedup_max: int = Field(
-        default=1_000_000, ge=1, description="Trace ids remembered by the in-memory window store."
+        default=1_000_000,
+        ge=1,
+        le=100_000_000,
+        description="Trace ids remembered by the in-memory window store.",
     )
 
 
@@ -499,7 +583,9 @@ DEFAULT_CASE_TEXT_CHARS = 4_000
 
 
 class FindingsSettings(BaseModel):
-    max_items: int = Field(default=10_000, description="Findings kept (oldest dropped first).")
+    max_items: int = Field(
+        default=10_000, ge=1, le=10_000_000, description="Findings kept (oldest dropped first)."
+    )
     case_text_chars: int = Field(
         default=DEFAULT_CASE_TEXT_CHARS,
         ge=0,
@@ -544,16 +630,17 @@ class OtelSettings(BaseModel):
     )
     service_name: str = Field(default="groundwatch", description="service.name resource attribute.")
     assembly_window_s: float = Field(
-        default=5.0, gt=0.0, description="How long OTLP spans of a trace are awaited."
+        default=5.0, gt=0.0, le=3600.0, description="How long OTLP spans of a trace are awaited."
     )
     max_pending_bytes: int = Field(
         default=16_000_000,
         ge=1,
+        le=100_000_000_000,
         description="Estimated bytes of OTLP spans held while traces are assembled (or put back "
         "after a full queue); past it a request is refused with 503 + Retry-After.",
     )
     max_pending_traces: int = Field(
-        default=10_000, ge=1, description="OTLP traces being assembled at once."
+        default=10_000, ge=1, le=10_000_000, description="OTLP traces being assembled at once."
     )
 
 

@@ -86,27 +86,38 @@ class TraceLimits(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    max_bytes: int = Field(default=1_000_000, ge=1, description="Largest encoded trace, in bytes.")
+    max_bytes: int = Field(
+        default=1_000_000, ge=1, le=1_000_000_000, description="Largest encoded trace, in bytes."
+    )
     max_question_chars: int = Field(
-        default=8_000, ge=1, description="Longest question, in characters."
+        default=8_000, ge=1, le=100_000_000, description="Longest question, in characters."
     )
     max_answer_chars: int = Field(
-        default=32_000, ge=1, description="Longest answer, in characters."
+        default=32_000, ge=1, le=100_000_000, description="Longest answer, in characters."
     )
     max_passage_chars: int = Field(
-        default=20_000, ge=1, description="Longest retrieved passage, in characters."
+        default=20_000,
+        ge=1,
+        le=100_000_000,
+        description="Longest retrieved passage, in characters.",
     )
-    max_passages: int = Field(default=100, ge=0, description="Most passages in one trace.")
-    max_attributes: int = Field(default=64, ge=0, description="Most attributes in one trace.")
+    max_passages: int = Field(
+        default=100, ge=0, le=100_000, description="Most passages in one trace."
+    )
+    max_attributes: int = Field(
+        default=64, ge=0, le=100_000, description="Most attributes in one trace."
+    )
     max_attribute_key_chars: int = Field(
-        default=128, ge=1, description="Longest attribute key, in characters."
+        default=128, ge=1, le=100_000, description="Longest attribute key, in characters."
     )
     max_attribute_value_chars: int = Field(
-        default=1_024, ge=1, description="Longest attribute value, in characters."
+        default=1_024, ge=1, le=10_000_000, description="Longest attribute value, in characters."
     )
-    max_citations: int = Field(default=256, ge=0, description="Most citations in one trace.")
+    max_citations: int = Field(
+        default=256, ge=0, le=100_000, description="Most citations in one trace."
+    )
     max_citation_ids: int = Field(
-        default=32, ge=0, description="Most passage ids cited by one citation."
+        default=32, ge=0, le=100_000, description="Most passage ids cited by one citation."
     )
 
 

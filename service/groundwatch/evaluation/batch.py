@@ -2,7 +2,8 @@
 
 Writes one evaluation record per valid input line, in input order. Invalid lines are reported
 with their line numbers on stderr and written to an errors file; they never abort the run.
-Exit codes: 0 done (even with invalid lines), 2 unusable arguments or unreadable/unwritable files.
+Exit codes: 0 done (even with invalid lines), 2 unusable arguments or unreadable/unwritable files,
+also when writing fails midway (disk full, ``-o /dev/full``): one line on stderr, no traceback.
 
 Memory is bounded in bytes: a line longer than ``limits.max_bytes`` is reported as ``oversize``
 and skipped in 1 MiB reads, never held whole (a file without newlines cannot exhaust memory).
@@ -11,6 +12,7 @@ and skipped in 1 MiB reads, never held whole (a file without newlines cannot exh
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -77,6 +79,54 @@ class BatchSummary:
 _SKIP_CHUNK = 1 << 20
 
 
+class _OutputError(Exception):
+    """Writing the records failed (disk full, device gone); a broken pipe is not one (the CLI
+    ends quietly on it: ``| head``)."""
+
+    def __init__(self, path: str, cause: OSError):
+        super().__init__(path)
+        where = "stdout" if path == "-" else path
+        self.line = f"groundwatch evaluate: cannot write {where}: {cause.strerror or cause}"
+        self.stdout = path == "-"
+
+
+class _Output:
+    """Where the records go: a file, or stdout for ``-``. Each write is flushed, so a record is
+    on disk (or refused) before the next batch is judged."""
+
+    def __init__(self, path: str):
+        self.path = path
+        # closed by close(), which the run's ExitStack calls
+        self._fh: IO[str] = (
+            sys.stdout if path == "-" else open(path, "w", encoding="utf-8")  # noqa: SIM115
+        )
+
+    def write(self, text: str) -> None:
+        try:
+            self._fh.write(text)
+            self._fh.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputError(self.path, exc) from exc
+
+    def close(self) -> None:
+        if self._fh is sys.stdout:
+            return
+        try:
+            self._fh.close()
+        except OSError as exc:
+            raise _OutputError(self.path, exc) from exc
+
+
+def _silence_stdout() -> None:
+    # stdout takes no more: point it at /dev/null, so that the interpreter's final flush does
+    # not print a second error (with a traceback) at exit.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
 def _lines(stream: IO[bytes], max_bytes: int) -> Iterator[tuple[int, bytes | None]]:
     """(line number, line without its end) for each line; None for a line over ``max_bytes``,
     which is skipped without being kept."""
@@ -130,64 +180,69 @@ def run_batch(
         errors_path = (
             "groundwatch-errors.jsonl" if output_path == "-" else output_path + ".errors.jsonl"
         )
-    with ExitStack() as stack:
-        try:
-            source: IO[bytes] = (
-                sys.stdin.buffer
-                if input_path == "-"
-                else stack.enter_context(open(input_path, "rb"))
-            )
-            sink: IO[str] = (
-                sys.stdout
-                if output_path == "-"
-                else stack.enter_context(open(output_path, "w", encoding="utf-8"))
-            )
-        except OSError as exc:
-            print(f"groundwatch evaluate: {exc.filename}: {exc.strerror}", file=sys.stderr)
-            return 2
-        if evaluator is None:
-            from groundwatch.judges.factory import build_judge
-
-            judge = build_judge(settings)
-            judge.load()
-            evaluator = Evaluator(judge)
-        summary = BatchSummary()
-        errors: list[dict[str, Any]] = []
-        bar = _progress(total, progress)
-        pending: list[RagTrace] = []
-
-        def flush() -> None:
-            for record in evaluator.evaluate_batch(pending):
-                summary.add(record)
-                sink.write(record.model_dump_json() + "\n")
-            sink.flush()
-            bar.update(len(pending))
-            pending.clear()
-
-        for number, raw in _lines(source, settings.limits.max_bytes):
-            summary.lines += 1
-            if raw is not None and not raw.strip():
-                bar.update(1)
-                continue
+    try:
+        with ExitStack() as stack:
             try:
-                if raw is None:
-                    limit = settings.limits.max_bytes
-                    message = f"(line): longer than {limit} bytes (GROUNDWATCH_LIMITS__MAX_BYTES)"
-                    raise TraceDecodeError("oversize", message)
-                trace = decode_trace(raw, settings.limits)
-            except TraceDecodeError as exc:
-                summary.invalid += 1
-                errors.append({"line": number, "reason": exc.reason, "detail": exc.detail})
-                print(f"line {number}: {exc.reason}: {exc.detail}", file=sys.stderr)
-                bar.update(1)
-                continue
-            summary.valid += 1
-            pending.append(trace)
-            if len(pending) >= batch_size:
+                source: IO[bytes] = (
+                    sys.stdin.buffer
+                    if input_path == "-"
+                    else stack.enter_context(open(input_path, "rb"))
+                )
+                sink = _Output(output_path)
+                stack.callback(sink.close)
+            except OSError as exc:
+                print(f"groundwatch evaluate: {exc.filename}: {exc.strerror}", file=sys.stderr)
+                return 2
+            if evaluator is None:
+                from groundwatch.judges.factory import build_judge
+
+                judge = build_judge(settings)
+                judge.load()
+                evaluator = Evaluator(judge)
+            summary = BatchSummary()
+            errors: list[dict[str, Any]] = []
+            bar = _progress(total, progress)
+            pending: list[RagTrace] = []
+
+            def flush() -> None:
+                records = evaluator.evaluate_batch(pending)
+                sink.write("".join(record.model_dump_json() + "\n" for record in records))
+                for record in records:
+                    summary.add(record)
+                bar.update(len(pending))
+                pending.clear()
+
+            for number, raw in _lines(source, settings.limits.max_bytes):
+                summary.lines += 1
+                if raw is not None and not raw.strip():
+                    bar.update(1)
+                    continue
+                try:
+                    if raw is None:
+                        limit = settings.limits.max_bytes
+                        message = (
+                            f"(line): longer than {limit} bytes (GROUNDWATCH_LIMITS__MAX_BYTES)"
+                        )
+                        raise TraceDecodeError("oversize", message)
+                    trace = decode_trace(raw, settings.limits)
+                except TraceDecodeError as exc:
+                    summary.invalid += 1
+                    errors.append({"line": number, "reason": exc.reason, "detail": exc.detail})
+                    print(f"line {number}: {exc.reason}: {exc.detail}", file=sys.stderr)
+                    bar.update(1)
+                    continue
+                summary.valid += 1
+                pending.append(trace)
+                if len(pending) >= batch_size:
+                    flush()
+            if pending:
                 flush()
-        if pending:
-            flush()
-        bar.close()
+            bar.close()
+    except _OutputError as exc:
+        if exc.stdout:
+            _silence_stdout()
+        print(exc.line, file=sys.stderr)
+        return 2
     if errors:
         try:
             with open(errors_path, "w", encoding="utf-8") as fh:
