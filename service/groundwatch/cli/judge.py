@@ -95,12 +95,26 @@ def _run_bar(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_dropped(dropped: list[tuple[Any, str]], total: int) -> None:
+    """Which labelled findings did not reach the fit, counted by reason, with examples."""
+    if not dropped:
+        return
+    print(f"left out of the fit: {total} labelled finding{'s' if total != 1 else ''}")
+    by_reason: dict[str, list[Any]] = {}
+    for finding, reason in dropped:
+        by_reason.setdefault(reason, []).append(finding)
+    for reason, found in by_reason.items():
+        shown = ", ".join(f"{f.trace_id}: {f.claim[:60]!r}" for f in found[:3])
+        print(f"  {len(found)} {reason}: {shown}{', ...' if len(found) > 3 else ''}")
+
+
 def run_judge(settings: Settings, args: argparse.Namespace, judge: Any = None) -> int:
     """Run ``judge adapt`` or ``judge bar``; ``judge`` (a recording judge and its recorder) for
     tests."""
     if args.judge_command == "bar":
         return _run_bar(args)
     from groundwatch.judges.adapt import (
+        DROP_NO_TEXT,
         AdaptError,
         adapt,
         claim_features,
@@ -125,16 +139,23 @@ def run_judge(settings: Settings, args: argparse.Namespace, judge: Any = None) -
     base = (
         VerdictModel.load(Path(base_path)) if base_path else VerdictModel.shipped()
     ).without_filter()
-    findings = labelled_claims(cases)
+    dropped: list[tuple[Any, str]] = []
+    findings = labelled_claims(cases, dropped)
     if not findings:
+        _print_dropped(dropped, len(dropped))
         return _err("no finding labelled right or wrong (with its trace text) in the export")
     recorder_judge, recorder = judge if judge is not None else recording_judge()
-    rows = claim_features(findings, recorder_judge, recorder)
+    rows = claim_features(findings, recorder_judge, recorder, dropped)
     fit, held = split_labels(rows, args.holdout, args.seed)
     try:
         model = adapt(base, fit, l2=args.l2)
     except AdaptError as exc:
-        return _err(str(exc))
+        _print_dropped(dropped, len(dropped))
+        labelled = len(findings) + sum(reason == DROP_NO_TEXT for _, reason in dropped)
+        return _err(
+            f"{exc}; of {labelled} findings labelled right or wrong, {len(rows)} reached the "
+            f"verdict model: {len(fit)} to fit, {len(held)} held out to measure"
+        )
     before, after = contradicted_figures(base, held), contradicted_figures(model, held)
     report = {
         "base_version": base.version,
@@ -142,6 +163,7 @@ def run_judge(settings: Settings, args: argparse.Namespace, judge: Any = None) -
         "labels": len(rows),
         "fit_labels": len(fit),
         "held_out": {"before": before.to_json(), "after": after.to_json()},
+        "left_out": {reason: sum(r == reason for _, r in dropped) for _, reason in dropped},
         "output": args.output,
     }
     write_model(
@@ -156,6 +178,7 @@ def run_judge(settings: Settings, args: argparse.Namespace, judge: Any = None) -
         print(json.dumps(report, indent=2))
         return 0
     print(f"labelled findings: {len(findings)} ({len(rows)} matched to the judge's claims)")
+    _print_dropped(dropped, len(dropped))
     print(f"fit on {len(fit)}, held out {len(held)} (seed {args.seed})")
     print("held-out contradicted   precision  recall (of findings labelled right)  flagged")
     for name, fig in ((base.version, before), (model.version, after)):

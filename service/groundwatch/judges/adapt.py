@@ -49,6 +49,10 @@ from groundwatch.judges.verdict import (
 )
 
 __all__ = [
+    "DROP_BY_CODE",
+    "DROP_NOT_CONTRADICTED",
+    "DROP_NO_MATCH",
+    "DROP_NO_TEXT",
     "AdaptError",
     "ContradictedFigures",
     "LabelledFinding",
@@ -62,6 +66,22 @@ __all__ = [
     "predicts_contradicted",
     "split_labels",
 ]
+
+# Why a labelled finding does not reach the fit (``judge adapt`` prints each with its count).
+#: The export has no trace text for it (redaction mode drop_text, no answer or passages).
+DROP_NO_TEXT = "no trace text in the export (redaction drop_text, or no answer or passages)"
+#: The judge decides the claim by code before the verdict model: a negation, the passage's own
+#: words, an absent name. The filter sits on the model's decision, so it has nothing to learn.
+DROP_BY_CODE = (
+    "decided by code before the verdict model (a negation, the passage's own words or an "
+    "absent name), which the filter cannot change"
+)
+#: No claim the judge makes of the trace now reads like the labelled one.
+DROP_NO_MATCH = "the judge no longer makes this claim (its claims of the trace read differently)"
+#: The base calibration does not call the claim contradicted now (another calibration found it).
+DROP_NOT_CONTRADICTED = "the base calibration does not call it contradicted"
+#: (finding, reason) of each labelled finding left out; reasons are the DROP_* texts.
+Dropped = list[tuple["LabelledFinding", str]]
 
 Vector = npt.NDArray[np.float64]
 
@@ -85,13 +105,26 @@ class LabelledFinding:
     right: bool
 
 
-def labelled_claims(cases: Iterable[EvalCase]) -> list[LabelledFinding]:
-    """The right/wrong-labelled findings of exported draft cases (unsure and unlabelled ones,
-    and cases without the trace text, are left out)."""
+def labelled_claims(
+    cases: Iterable[EvalCase], dropped: Dropped | None = None
+) -> list[LabelledFinding]:
+    """The right/wrong-labelled findings of exported draft cases (unsure and unlabelled ones
+    are left out; right/wrong ones without the trace text too, appended to ``dropped``)."""
     out: list[LabelledFinding] = []
     for case in cases:
         origin = case.origin
-        if origin is None or not origin.answer or not case.evidence:
+        if origin is None:
+            continue
+        if not origin.answer or not case.evidence:
+            if dropped is not None:
+                dropped += [
+                    (
+                        LabelledFinding(origin.trace_id, case.question, (), "", c.claim, False),
+                        DROP_NO_TEXT,
+                    )
+                    for c in origin.contradicted
+                    if c.label is not None and c.label.label != "unsure"
+                ]
             continue
         passages = tuple(getattr(e, "quote", "") for e in case.evidence)
         for c in origin.contradicted:
@@ -125,6 +158,8 @@ class _Recorder(VerdictModel):
     def __init__(self) -> None:
         super().__init__(np.zeros((3, len(FEATURES))), np.zeros(3), 2.0, 2.0, version="record")
         self.seen: list[ClaimFeatures] = []
+        #: Every claim of the last trace judged, the model's or decided by code.
+        self.claims: list[str] = []
 
     def decide(self, features: ClaimFeatures) -> Decision:
         self.seen.append(features)
@@ -151,15 +186,21 @@ def trace_features(
 
     trace = RagTrace(trace_id="adapt", question=question, contexts=list(passages), answer=answer)
     recorder.seen.clear()
-    judge.judge_batch([trace])
+    judged = judge.judge_batch([trace])
+    recorder.claims = [c.text for j in judged or [] for c in getattr(j, "claims", [])]
     return list(recorder.seen)
 
 
 def claim_features(
-    findings: Sequence[LabelledFinding], judge: Any = None, recorder: _Recorder | None = None
+    findings: Sequence[LabelledFinding],
+    judge: Any = None,
+    recorder: _Recorder | None = None,
+    dropped: Dropped | None = None,
 ) -> list[tuple[ClaimFeatures, bool]]:
-    """(features, right) of each labelled finding, matched to the judge's claims of its trace
-    by word overlap (>= 0.5; a finding whose claim the judge no longer makes is left out)."""
+    """(features, right) of each labelled finding, matched to the judge's model-decided claims
+    of its trace by word overlap (>= 0.5). A finding left out is appended to ``dropped`` with
+    why: its claim is decided by code (:data:`DROP_BY_CODE`) or no longer made
+    (:data:`DROP_NO_MATCH`)."""
     if judge is None or recorder is None:
         judge, recorder = recording_judge()
     by_trace: dict[tuple[str, str], list[LabelledFinding]] = {}
@@ -169,12 +210,13 @@ def claim_features(
     for group in by_trace.values():
         first = group[0]
         seen = trace_features(judge, recorder, first.question, first.passages, first.answer)
-        if not seen:
-            continue
         for f in group:
-            best = max(seen, key=lambda s: _overlap(s.claim, f.claim))
-            if _overlap(best.claim, f.claim) >= 0.5:
+            best = max(seen, key=lambda s: _overlap(s.claim, f.claim), default=None)
+            if best is not None and _overlap(best.claim, f.claim) >= 0.5:
                 out.append((best, f.right))
+            elif dropped is not None:
+                made = any(_overlap(c, f.claim) >= 0.5 for c in recorder.claims)
+                dropped.append((f, DROP_BY_CODE if made else DROP_NO_MATCH))
     return out
 
 
@@ -327,10 +369,18 @@ def adapt(
 ) -> VerdictModel:
     """``base`` with a :class:`ContradictedFilter` fitted on ``rows`` (see module docstring).
     Rows the base model does not call contradicted (the claim reads differently now) are left
-    out. :class:`AdaptError` with fewer than ``min_labels`` rows or without both kinds."""
+    out. :class:`AdaptError` with fewer than ``min_labels`` rows or without both kinds (its
+    message counts the rows left out, :data:`DROP_NOT_CONTRADICTED`)."""
     flagged = predicts_contradicted(base.without_filter(), [f for f, _ in rows])
-    rows = [row for row, keep in zip(rows, flagged, strict=True) if keep]
-    gate = fit_filter(rows, base.features, l2=l2, min_labels=min_labels)
+    kept = [row for row, keep in zip(rows, flagged, strict=True) if keep]
+    try:
+        gate = fit_filter(kept, base.features, l2=l2, min_labels=min_labels)
+    except AdaptError as exc:
+        if len(kept) == len(rows):
+            raise
+        raise AdaptError(
+            f"{exc} ({len(rows) - len(kept)} left out: {DROP_NOT_CONTRADICTED})"
+        ) from None
     return VerdictModel(
         base.weights,
         base.bias,
