@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import yaml
 from fastapi.testclient import TestClient
+from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models.dashboard import Dashboard
 
 from groundwatch.api.app import create_app
@@ -81,6 +82,41 @@ def promql_errors(exprs: list[str], tmp: Path) -> list[str]:
 def test_committed_dashboard_is_fresh() -> None:
     committed = _load(ROOT / "dashboards" / "groundwatch-overview.json")
     assert committed == json.loads(json.dumps(overview())), "run scripts/make_dashboards.py"
+
+
+def _differences(a: Any, b: Any, path: str = "") -> list[str]:
+    """Paths where two JSON values differ (lists compared item by item)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys = sorted(set(a) | set(b))
+        return [d for k in keys for d in _differences(a.get(k), b.get(k), f"{path}.{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [
+            d
+            for i, (x, y) in enumerate(zip(a, b, strict=True))
+            for d in _differences(x, y, f"{path}[{i}]")
+        ]
+    return [] if a == b else [re.sub(r"\[\d+\]", "[]", path)]
+
+
+#: The only fields the dashboards carry beyond Grafana's typed schema (scripts/make_dashboards.py
+#: PromAnnotation, LabelValues): a Prometheus annotation's title, text and step, a variable's
+#: definition.
+BEYOND_SCHEMA = {
+    ".annotations.list[].titleFormat",
+    ".annotations.list[].textFormat",
+    ".annotations.list[].step",
+    ".templating.list[].definition",
+}
+
+
+@pytest.mark.parametrize("path", DASHBOARDS, ids=lambda p: p.name)
+def test_dashboard_is_grafanas_typed_model(path: Path) -> None:
+    """Built with grafana-foundation-sdk: read into its typed model and written back, the JSON
+    is the same but for the fields the schema has no place for; the schema version is the SDK's."""
+    data = _load(path)
+    written_back = json.loads(json.dumps(Dashboard.from_json(data), cls=JSONEncoder))
+    assert set(_differences(data, written_back)) <= BEYOND_SCHEMA
+    assert data["schemaVersion"] == Dashboard().schema_version
 
 
 @pytest.mark.parametrize("path", DASHBOARDS, ids=lambda p: p.name)
