@@ -58,6 +58,7 @@ CASES = [
     (f"mail {HALFWIDTH_DOT_MAIL}", "mail [EMAIL]"),
     (f"mail {ZERO_WIDTH_MAIL} please", "mail [EMAIL] please"),
     (f"card {JOINER_CARD}", "card [CARD]"),
+    ("mail jane@bu\u0308cher.de now", "mail [EMAIL] now"),  # a combining mark after ASCII
 ]
 
 

@@ -94,25 +94,41 @@ class Folded:
         return self.starts[start], self.ends[end - 1]
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
 def fold(text: str) -> Folded:
     """``text`` as the detectors read it (see the module docstring). A base character is folded
     together with the combining marks after it (NFKC composes them), so "bu\u0308cher" reads
-    as "bücher"."""
+    as "bücher". ASCII runs are copied whole; only the non-ASCII runs are folded one cluster at
+    a time."""
     if text.isascii():
         return Folded(text)
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
-    i, n = 0, len(text)
-    while i < n:
-        j = i + 1
-        while j < n and unicodedata.combining(text[j]):
-            j += 1
-        piece = _fold_cluster(text[i:j])
-        out.append(piece)
-        starts.extend([i] * len(piece))
-        ends.extend([j] * len(piece))
-        i = j
+    pos = 0
+    for run in _NON_ASCII.finditer(text):
+        start, end = run.span()
+        if start > pos and unicodedata.combining(text[start]):
+            start -= 1  # the ASCII base character goes with its combining marks
+        out.append(text[pos:start])
+        starts.extend(range(pos, start))
+        ends.extend(range(pos + 1, start + 1))
+        i = start
+        while i < end:
+            j = i + 1
+            while j < end and unicodedata.combining(text[j]):
+                j += 1
+            piece = _fold_cluster(text[i:j])
+            out.append(piece)
+            starts.extend([i] * len(piece))
+            ends.extend([j] * len(piece))
+            i = j
+        pos = end
+    out.append(text[pos:])
+    starts.extend(range(pos, len(text)))
+    ends.extend(range(pos + 1, len(text) + 1))
     return Folded("".join(out), starts, ends)
 
 
