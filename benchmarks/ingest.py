@@ -29,7 +29,7 @@ from prometheus_client import CollectorRegistry
 
 from groundwatch.settings import KafkaSettings, SamplingSettings, Settings
 from groundwatch.state.findings import MemoryFindingStore
-from groundwatch.state.stores import IngestObservation
+from groundwatch.state.stores import Delivery, IngestObservation
 from groundwatch.state.windows import MemoryWindowStore
 from groundwatch_consumers.kafka_source import ConsumerOptions, KafkaTraceConsumer
 from tests.consumer_support import make_processor, make_trace
@@ -47,14 +47,18 @@ class TimedWindows(MemoryWindowStore):
         self.first: float | None = None
         self.count = 0
 
-    def observe_ingest(self, items: Sequence[IngestObservation]) -> list[bool]:
+    def observe_ingest(
+        self,
+        items: Sequence[IngestObservation],
+        deliveries: Sequence[Delivery | None] | None = None,
+    ) -> list[bool]:
         if self.first is None:
             self.first = time.perf_counter()
         if self.count_only:
             out = [o.trace_id not in self.seen for o in items]
             self.seen.update(o.trace_id for o in items)
         else:
-            out = super().observe_ingest(items)
+            out = super().observe_ingest(items, deliveries)
         self.count += len(items)
         return out
 

@@ -21,7 +21,7 @@ from groundwatch.contract.record import EvaluationRecord
 from groundwatch.settings import KafkaSettings, SamplingSettings, Settings
 from groundwatch.state.buckets import ALL
 from groundwatch.state.findings import MemoryFindingStore
-from groundwatch.state.stores import IngestObservation, StoreUnavailableError
+from groundwatch.state.stores import Delivery, IngestObservation, StoreUnavailableError
 from groundwatch.state.windows import MemoryWindowStore
 from groundwatch_consumers.backpressure import PartitionGate, WorkQueue
 from groundwatch_consumers.config import KafkaUnavailableError, client_config
@@ -368,15 +368,21 @@ class FlakyWindows(MemoryWindowStore):
         self.failures = failures
 
     def observe_evaluations(
-        self, items: Sequence[tuple[EvaluationRecord, dict[str, str], float]]
+        self,
+        items: Sequence[tuple[EvaluationRecord, dict[str, str], float]],
+        deliveries: Sequence[Delivery | None] | None = None,
     ) -> list[bool]:
         if self.failures > 0:
             self.failures -= 1
             raise StoreUnavailableError("redis down")
-        return super().observe_evaluations(items)
+        return super().observe_evaluations(items, deliveries)
 
-    def observe_ingest(self, items: Sequence[IngestObservation]) -> list[bool]:
-        return super().observe_ingest(items)
+    def observe_ingest(
+        self,
+        items: Sequence[IngestObservation],
+        deliveries: Sequence[Delivery | None] | None = None,
+    ) -> list[bool]:
+        return super().observe_ingest(items, deliveries)
 
 
 def _run_consumer(
@@ -526,11 +532,11 @@ def _buggy_consumer(
     recorded: list[Any] = []
     real_record = processor.record
 
-    def spy(traces: Any, records: Any) -> Any:
+    def spy(traces: Any, records: Any, deliveries: Any = None) -> Any:
         if where == "store" and any(t.trace_id.startswith("bad") for t in traces):
             raise TypeError("bug in the store")
         recorded.extend(records)
-        return real_record(traces, records)
+        return real_record(traces, records, deliveries)
 
     processor.record = spy  # type: ignore[method-assign]
     dlq = FakeProducer()

@@ -97,6 +97,12 @@ class OffsetTracker:
                 if part is not None:
                     part.committed = offset
 
+    def committed(self, tp: TopicPartition) -> int | None:
+        """The last commit point of ``tp`` sent successfully (None before the first)."""
+        with self._lock:
+            part = self._parts.get(tp)
+            return None if part is None else part.committed
+
     def positions(self) -> dict[TopicPartition, int | None]:
         """Per partition, the oldest offset not yet durable (what lag is measured from)."""
         with self._lock:

@@ -32,6 +32,7 @@ from prometheus_client import Counter
 
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.processing import TRACES_PER_CALL, TraceProcessor
+from groundwatch.state.stores import Delivery
 from groundwatch_consumers.backpressure import WorkQueue
 from groundwatch_consumers.offsets import OffsetTracker
 from groundwatch_consumers.tracing import TraceSpans
@@ -230,7 +231,9 @@ class EvaluationWorkers:
             sampled = self._isolated(
                 unit,
                 unit.traces,
-                lambda ts: self._retry(unit, "observe", lambda: proc.observe(ts, SOURCE)),
+                lambda ts: self._retry(
+                    unit, "observe", lambda: proc.observe(ts, SOURCE, self._deliveries(unit, ts))
+                ),
                 index_of,
                 poisoned,
                 scoring=False,
@@ -251,9 +254,17 @@ class EvaluationWorkers:
     ) -> list[RagTrace]:
         records = self.processor.evaluate(traces)
         parents = [parent_of.get(t.trace_id) for t in traces]
+        deliveries = self._deliveries(unit, traces)
         with self.spans.batch("groundwatch.record", parents, traces=len(traces)):
-            self._retry(unit, "record", lambda: self.processor.record(traces, records))
+            self._retry(unit, "record", lambda: self.processor.record(traces, records, deliveries))
         return list(traces)
+
+    def _deliveries(self, unit: WorkUnit, traces: Sequence[RagTrace]) -> list[Delivery]:
+        """Where each of ``traces`` (of ``unit``) was read: the windows are idempotent by it."""
+        floor = self.tracker.committed(unit.tp)
+        at = {id(t): i for i, t in enumerate(unit.traces)}
+        tp = unit.tp
+        return [Delivery(tp.topic, tp.partition, unit.offsets[at[id(t)]], floor) for t in traces]
 
     def _isolated(
         self,

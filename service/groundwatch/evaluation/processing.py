@@ -10,8 +10,11 @@ Usage::
     records = processor.evaluate_and_record(sampled)          # durable when it returns
 
 Both steps are idempotent per (tenant, trace_id) (:meth:`TraceProcessor.dedup_id`), so a source
-may re-deliver after a crash. Both raise :class:`~groundwatch.state.stores.StoreUnavailableError`
-when state cannot be written; the caller retries and must not acknowledge its input.
+may re-deliver after a crash; a Kafka source passes each trace's
+:class:`~groundwatch.state.stores.Delivery` and the windows recognise a re-delivery by its
+partition and offset instead of keeping a marker per trace. Both raise
+:class:`~groundwatch.state.stores.StoreUnavailableError` when state cannot be written; the
+caller retries and must not acknowledge its input.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from groundwatch.observability.metrics import PipelineMetrics
 from groundwatch.settings import DEFAULT_CASE_TEXT_CHARS
 from groundwatch.state.slices import SliceMapper
 from groundwatch.state.stores import (
+    Delivery,
     Finding,
     FindingPassage,
     FindingStore,
@@ -206,9 +210,15 @@ class TraceProcessor:
         """The id ``trace`` is counted under in the windows: (tenant, trace_id as stored)."""
         return scoped_id(self._id(trace.trace_id), finding_scope(trace))
 
-    def observe(self, traces: Sequence[RagTrace], source: str) -> list[RagTrace]:
-        """Count every trace (idempotently) and return the ones chosen for scoring."""
-        return self._observe(traces, source)[0]
+    def observe(
+        self,
+        traces: Sequence[RagTrace],
+        source: str,
+        deliveries: Sequence[Delivery] | None = None,
+    ) -> list[RagTrace]:
+        """Count every trace (idempotently; by ``deliveries``, parallel to ``traces``, when
+        read from Kafka) and return the ones chosen for scoring."""
+        return self._observe(traces, source, deliveries)[0]
 
     def observe_new(
         self,
@@ -235,7 +245,10 @@ class TraceProcessor:
         return [t for t in sampled if id(t) not in old or id(t) in redo], known
 
     def _observe(
-        self, traces: Sequence[RagTrace], source: str
+        self,
+        traces: Sequence[RagTrace],
+        source: str,
+        deliveries: Sequence[Delivery] | None = None,
     ) -> tuple[list[RagTrace], list[bool]]:
         now = time.time()
         observations: list[IngestObservation] = []
@@ -256,7 +269,7 @@ class TraceProcessor:
             )
             if is_sampled:
                 sampled.append(trace)
-        fresh = self._guard("windows", lambda: self.windows.observe_ingest(observations))
+        fresh = self._guard("windows", lambda: self._observe_ingest(observations, deliveries))
         for obs, new in zip(observations, fresh, strict=True):
             if not new:
                 continue
@@ -281,8 +294,21 @@ class TraceProcessor:
         with judge.cancel_on(cancel):
             return self.evaluator.evaluate_batch(traces)
 
-    def record(self, traces: Sequence[RagTrace], records: Sequence[EvaluationRecord]) -> None:
-        """Write windows, findings and result records; durable and idempotent when it returns."""
+    def _observe_ingest(
+        self, items: Sequence[IngestObservation], deliveries: Sequence[Delivery] | None
+    ) -> list[bool]:
+        if deliveries is None:  # stores written before deliveries existed keep working
+            return self.windows.observe_ingest(items)
+        return self.windows.observe_ingest(items, deliveries)
+
+    def record(
+        self,
+        traces: Sequence[RagTrace],
+        records: Sequence[EvaluationRecord],
+        deliveries: Sequence[Delivery] | None = None,
+    ) -> None:
+        """Write windows, findings and result records; durable and idempotent when it returns
+        (by ``deliveries``, parallel to ``traces``, when read from Kafka)."""
         now = time.time()
         items = [
             (self._keyed(record, trace), self.slices.slices(trace.attributes), trace_ts(trace, now))
@@ -302,7 +328,15 @@ class TraceProcessor:
             self._guard(type(sink).__name__, lambda s=sink: s.write(stored))  # type: ignore[misc]
         # Windows last: their dedup marker means "this trace is done"; a crash before it
         # re-delivers and rewrites the (idempotent) findings and results.
-        fresh = self._guard("windows", lambda: self.windows.observe_evaluations(items))
+        windows = self.windows
+        fresh = self._guard(
+            "windows",
+            lambda: (
+                windows.observe_evaluations(items)
+                if deliveries is None
+                else windows.observe_evaluations(items, deliveries)
+            ),
+        )
         for (record, _, _), new in zip(items, fresh, strict=True):
             if new:
                 self.metrics.observe_record(record)

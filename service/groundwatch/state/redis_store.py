@@ -8,11 +8,21 @@ Usage::
     findings = RedisFindingStore(client, settings)
     mapper = SliceMapper(keys, top_n, RedisSliceRanking(client, prefix, top_n, window_s))
 
-Atomicity and idempotency: a batch is applied by a Lua script that, per trace, first sets a dedup
-key ``<prefix>:d:<i|e>:<trace_id>`` with ``SET NX EX dedup_ttl_s`` and only for new traces adds to
-the bucket hashes, so two replicas (or a re-delivery) applying the same trace count it once, and
-a crash can never leave half of one trace's update. Every key a script touches is passed in
-``KEYS``. Bucket hashes carry an absolute expiry (``EXPIREAT``). Every Redis error surfaces as
+Atomicity and idempotency: a batch is applied by a Lua script that, per trace, first claims the
+trace and only for new traces adds to the bucket hashes, so two replicas (or a re-delivery)
+applying the same trace count it once, and a crash can never leave half of one trace's update.
+How a trace is claimed depends on where it came from:
+
+- with no offset (HTTP, OTLP): a dedup marker ``<prefix>:d:<i|e>:<id>`` set with ``SET NX EX
+  dedup_ttl_s`` (the re-delivery horizon, a day by default): about 150 bytes a trace;
+- from Kafka (a :class:`~groundwatch.state.stores.Delivery`): ``ZADD NX`` of a 64-bit digest of
+  the id, scored by its offset, in the partition's sorted set ``<prefix>:o:<i|e>:<topic>:<n>``.
+  The same script first drops the members scored below ``floor - resend_window_offsets`` (the
+  committed offset, less a margin for a producer's re-sends): a re-delivery starts at the
+  committed offset, so it always finds its members, and the set holds the uncommitted offsets
+  plus the margin, whatever the traffic. It expires after ``dedup_ttl_s`` idle.
+
+Every key a script touches is passed in ``KEYS``. Bucket hashes carry an absolute expiry (``EXPIREAT``). Every Redis error surfaces as
 :class:`~groundwatch.state.stores.StoreUnavailableError` (retriable).
 
 Keys (prefix ``p`` = ``RedisSettings.key_prefix``), standalone::
@@ -20,14 +30,16 @@ Keys (prefix ``p`` = ``RedisSettings.key_prefix``), standalone::
     p:w:f:<start>   fine bucket hash      p:w:c:<start>   coarse bucket hash
     p:d:i:<id>      ingest dedup marker   p:d:e:<id>      evaluation dedup marker
                     (<id>: the trace_id within its tenant, ``processing.scoped_id``)
+    p:o:i:<t>:<n>   offsets counted of partition n of topic t (ingest; ``o:e``: evaluations)
     p:baseline      pinned baseline (JSON)
     p:{p:sl:<key>}:...                    slice ranking: see groundwatch.state.slice_ranking
     p:f:...                               findings: see groundwatch.state.redis_findings
 
 Redis Cluster (``redis.cluster`` or a ``redis+cluster://`` URL): a script may only touch keys of
 one hash slot, so the window keys carry a hash tag ``{p:s<n>}`` with ``n = crc32(trace_id) %
-cluster_shards``: one trace's dedup marker and all the bucket hashes it adds to share a slot
-(``p:{p:s3}:w:f:<start>``, ``p:{p:s3}:d:i:<id>``) and its update stays atomic, while the
+cluster_shards``: one trace's dedup marker (or its partition's offset set for that shard) and all
+the bucket hashes it adds to share a slot (``p:{p:s3}:w:f:<start>``, ``p:{p:s3}:d:i:<id>``,
+``p:{p:s3}:o:i:<t>:<n>``) and its update stays atomic, while the
 shards spread writes over the masters. A batch becomes one script per shard; a read sums
 the shards of each bucket. Findings keys share the tag ``{p:f}`` (one slot: the set is
 bounded by ``findings.max_items``).
@@ -35,6 +47,7 @@ bounded by ``findings.max_items``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 import zlib
@@ -57,24 +70,37 @@ from groundwatch.state.buckets import (
     ingest_increments,
 )
 from groundwatch.state.redis_findings import RedisFindingStore
-from groundwatch.state.stores import IngestObservation, StoreUnavailableError
+from groundwatch.state.stores import Delivery, IngestObservation, StoreUnavailableError
 
 __all__ = ["RedisClient", "RedisFindingStore", "RedisWindowStore", "is_cluster", "redis_client"]
 
 RedisClient = redis.Redis | RedisCluster
 
 # One script per batch (per shard on a cluster): atomic for the batch, idempotent per trace (SET
-# NX on its dedup key), and the increments of the new traces are summed per bucket field before
-# HINCRBY, so a batch costs one HINCRBY per distinct field instead of one per trace and field.
-# Keys are only taken from KEYS (cluster-safe); the payload refers to them by index.
+# NX on its dedup key, or ZADD NX of its digest in its partition's offset set, pruned first), and
+# the increments of the new traces are summed per bucket field before HINCRBY, so a batch costs
+# one HINCRBY per distinct field instead of one per trace and field. Keys are only taken from
+# KEYS (cluster-safe); the payload refers to them by index. Offsets travel as strings (a Lua
+# number prints 2^47 as 1.4e+14).
 # ARGV[1] = JSON [dedup_ttl, [[dedup_key_index, [[bucket_key_index, expire_at], ...],
-#                             [group, ...], {field: increment}], ...]], ARGV[2] = separator.
+#                             [group, ...], {field: increment}(, digest, offset)], ...],
+#                 [[offset_set_index, drop_below_offset], ...]], ARGV[2] = separator.
 _UPDATE = """
 local p = cjson.decode(ARGV[1])
 local sep = ARGV[2]
-local acc, exp, out = {}, {}, {}
+local acc, exp, out, sets = {}, {}, {}, {}
+for _, z in ipairs(p[3]) do
+  if z[2] ~= '' then redis.call('ZREMRANGEBYSCORE', KEYS[z[1]], '-inf', '(' .. z[2]) end
+  sets[z[1]] = true
+end
 for i, item in ipairs(p[2]) do
-  if redis.call('SET', KEYS[item[1]], '1', 'NX', 'EX', p[1]) then
+  local new
+  if item[5] then
+    new = redis.call('ZADD', KEYS[item[1]], 'NX', item[6], item[5]) == 1
+  else
+    new = redis.call('SET', KEYS[item[1]], '1', 'NX', 'EX', p[1])
+  end
+  if new then
     out[i] = 1
     for _, t in ipairs(item[2]) do
       local b = acc[t[1]]
@@ -101,8 +127,15 @@ for index, fields in pairs(acc) do
   end
   redis.call('EXPIREAT', key, exp[index])
 end
+for index in pairs(sets) do redis.call('EXPIRE', KEYS[index], p[1]) end
 return out
 """
+
+
+def _digest(trace_id: str) -> str:
+    """A trace's member in its partition's offset set: 64 bits (a collision among the few
+    thousand members of one set: about 1e-12)."""
+    return hashlib.blake2b(trace_id.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def is_cluster(settings: Settings) -> bool:
@@ -158,6 +191,7 @@ class RedisWindowStore(BucketWindows):
         self.client = client
         self.prefix = settings.redis.key_prefix
         self._dedup_ttl = max(1, settings.redis.dedup_ttl_s)
+        self._resend_window = settings.redis.resend_window_offsets
         self.cluster = isinstance(client, RedisCluster)
         self.shards = settings.redis.cluster_shards if self.cluster else 1
         self._update = client.register_script(_UPDATE)
@@ -178,16 +212,25 @@ class RedisWindowStore(BucketWindows):
         except redis.RedisError:
             return False
 
-    def observe_ingest(self, items: Sequence[IngestObservation]) -> list[bool]:
-        bins = self.settings.histogram_bins
-        return self._apply([("i", o.trace_id, o.ts, ingest_increments(o, bins)) for o in items])
-
-    def observe_evaluations(
-        self, items: Sequence[tuple[EvaluationRecord, dict[str, str], float]]
+    def observe_ingest(
+        self,
+        items: Sequence[IngestObservation],
+        deliveries: Sequence[Delivery | None] | None = None,
     ) -> list[bool]:
         bins = self.settings.histogram_bins
         return self._apply(
-            [("e", r.trace_id, ts, evaluation_increments(r, s, bins)) for r, s, ts in items]
+            [("i", o.trace_id, o.ts, ingest_increments(o, bins)) for o in items], deliveries
+        )
+
+    def observe_evaluations(
+        self,
+        items: Sequence[tuple[EvaluationRecord, dict[str, str], float]],
+        deliveries: Sequence[Delivery | None] | None = None,
+    ) -> list[bool]:
+        bins = self.settings.histogram_bins
+        return self._apply(
+            [("e", r.trace_id, ts, evaluation_increments(r, s, bins)) for r, s, ts in items],
+            deliveries,
         )
 
     def evaluated(self, trace_ids: Sequence[str]) -> list[bool]:
@@ -199,9 +242,31 @@ class RedisWindowStore(BucketWindows):
                 pipe.exists(f"{self.prefix}:{self._tag(self.shard_of(trace_id))}d:e:{trace_id}")
             return [bool(n) for n in cast(list[int], pipe.execute())]
 
-    def _apply(self, updates: Sequence[tuple[str, str, float, Increments]]) -> list[bool]:
+    def _offset_set(self, kind: str, delivery: Delivery, shard: int) -> str:
+        """The sorted set of the digests counted from one partition (per shard on a cluster)."""
+        return f"{self.prefix}:{self._tag(shard)}o:{kind}:{delivery.topic}:{delivery.partition}"
+
+    def _drop_below(self, deliveries: Sequence[Delivery]) -> str:
+        """Offsets below this may be forgotten ("" = none): the committed offset less the
+        re-send margin. Never above an offset of this batch: a delivery below the floor means
+        the log was reset (a broker that lost its data), and then nothing is forgotten."""
+        floors = [d.floor for d in deliveries]
+        known = [f for f in floors if f is not None]
+        if not deliveries or len(known) < len(floors):
+            return ""
+        floor = min(*known, *(d.offset for d in deliveries))
+        below = floor - self._resend_window
+        return str(below) if below > 0 else ""
+
+    def _apply(
+        self,
+        updates: Sequence[tuple[str, str, float, Increments]],
+        deliveries: Sequence[Delivery | None] | None = None,
+    ) -> list[bool]:
         if not updates:
             return []
+        if deliveries is not None and len(deliveries) != len(updates):
+            raise ValueError("deliveries must be parallel to the items")
         now = self.now()
         by_shard: dict[int, list[int]] = {}
         for i, (_, trace_id, _, _) in enumerate(updates):
@@ -210,16 +275,25 @@ class RedisWindowStore(BucketWindows):
         for shard, positions in by_shard.items():
             index: dict[str, int] = {}  # key -> its 1-based position in KEYS
             items: list[list[Any]] = []
+            by_set: dict[int, list[Delivery]] = {}
             for pos in positions:
                 kind, trace_id, ts, (groups, fields) = updates[pos]
                 targets = [
                     [index.setdefault(self._bucket(k, shard), len(index) + 1), int(exp)]
                     for k, exp in self._targets(ts, now)
                 ]
-                dedup = f"{self.prefix}:{self._tag(shard)}d:{kind}:{trace_id}"
-                items.append([index.setdefault(dedup, len(index) + 1), targets, groups, fields])
+                delivery = deliveries[pos] if deliveries is not None else None
+                if delivery is None:
+                    dedup = f"{self.prefix}:{self._tag(shard)}d:{kind}:{trace_id}"
+                    items.append([index.setdefault(dedup, len(index) + 1), targets, groups, fields])
+                    continue
+                at = index.setdefault(self._offset_set(kind, delivery, shard), len(index) + 1)
+                by_set.setdefault(at, []).append(delivery)
+                digest = _digest(trace_id)
+                items.append([at, targets, groups, fields, digest, str(delivery.offset)])
             keys = list(index)
-            payload = json.dumps([self._dedup_ttl, items], separators=(",", ":"))
+            prune = [[at, self._drop_below(ds)] for at, ds in by_set.items()]
+            payload = json.dumps([self._dedup_ttl, items, prune], separators=(",", ":"))
             with _unavailable("window update"):
                 results = cast(list[int], self._update(keys=keys, args=[payload, SEP]))
             for pos, result in zip(positions, results, strict=True):

@@ -3,7 +3,9 @@
 ``RedisFindingStore`` (findings.py), result sinks (a Kafka topic, a JSONL file, in-memory list).
 
 Contract for every write method here: when it returns, the write is durable (as durable as the
-backend is), and applying the same trace_id twice has the effect of applying it once. A backend
+backend is), and applying the same trace_id twice has the effect of applying it once (for a
+window update read from Kafka: the same partition and offset, or the same trace_id re-sent
+within the partition's re-send window, see :class:`Delivery`). A backend
 that is unreachable raises :class:`StoreUnavailableError` (``retriable = True``); the caller backs off
 and does not commit its input offsets.
 """
@@ -20,6 +22,7 @@ __all__ = [
     "CORRECTED_VERDICTS",
     "LABELS",
     "SCOPE_FILTER",
+    "Delivery",
     "Finding",
     "FindingLabel",
     "FindingPage",
@@ -53,6 +56,18 @@ class IngestObservation:
     retrieval_top_score: float | None
     context_count: int
     context_chars: int
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """Where a trace was read from: a Kafka ``(topic, partition, offset)``. ``floor`` is the
+    partition's offset last committed by the reader (None before its first commit): no offset
+    below it is delivered again, so a store may forget what it kept to recognise those."""
+
+    topic: str
+    partition: int
+    offset: int
+    floor: int | None = None
 
 
 @dataclass(frozen=True)
@@ -154,16 +169,25 @@ class FindingPage:
 class WindowStore(Protocol):
     """Time-bucketed counts, sums and histograms per metric and slice, shared by replicas."""
 
-    def observe_ingest(self, items: Sequence[IngestObservation]) -> list[bool]:
+    def observe_ingest(
+        self,
+        items: Sequence[IngestObservation],
+        deliveries: Sequence[Delivery | None] | None = None,
+    ) -> list[bool]:
         """Count ingested traces (volume, retrieval score, context size). Idempotent per
-        trace_id. Returns, per item, whether it was new (False = already counted)."""
+        trace_id; an item with a :class:`Delivery` (parallel to ``items``) per partition
+        instead: its re-delivery and a re-send soon after are recognised without a marker per
+        trace. Returns, per item, whether it was new (False = already counted)."""
         ...
 
     def observe_evaluations(
-        self, items: Sequence[tuple[EvaluationRecord, dict[str, str], float]]
+        self,
+        items: Sequence[tuple[EvaluationRecord, dict[str, str], float]],
+        deliveries: Sequence[Delivery | None] | None = None,
     ) -> list[bool]:
-        """Add evaluation records (record, bounded slices, ts). Idempotent per trace_id.
-        Returns, per item, whether it was new (False = already counted)."""
+        """Add evaluation records (record, bounded slices, ts). Idempotent as
+        :meth:`observe_ingest`. Returns, per item, whether it was new (False = already
+        counted)."""
         ...
 
     def evaluated(self, trace_ids: Sequence[str]) -> list[bool]:

@@ -30,14 +30,17 @@ from groundwatch.state.buckets import (
     evaluation_increments,
     ingest_increments,
 )
-from groundwatch.state.stores import IngestObservation
+from groundwatch.state.stores import Delivery, IngestObservation
 
 __all__ = ["MemoryWindowStore"]
 
 
 class MemoryWindowStore(BucketWindows):
     """Process-local window store (sidecar, tests). Bounded: expired buckets are dropped and
-    at most ``memory_dedup_max`` trace ids are remembered (oldest forgotten first).
+    at most ``memory_dedup_max`` trace ids are remembered (oldest forgotten first). A trace
+    read from Kafka (with a :class:`Delivery`) is remembered per partition instead, like
+    :class:`~groundwatch.state.redis_store.RedisWindowStore` does: from its partition's floor
+    less ``redis.resend_window_offsets`` on.
 
     Usage: ``store = MemoryWindowStore(settings); store.observe_ingest([...])``.
     """
@@ -47,6 +50,9 @@ class MemoryWindowStore(BucketWindows):
         self.clock = clock
         self._init_reader()
         self._dedup_ttl = settings.redis.dedup_ttl_s
+        self._resend_window = settings.redis.resend_window_offsets
+        # (kind, topic, partition) -> {trace id: offset}, the offsets a re-delivery may repeat
+        self._offsets: dict[tuple[str, str, int], dict[str, int]] = {}
         self._lock = threading.Lock()
         self._buckets: dict[BucketKey, dict[str, float]] = {}
         self._expiry: dict[BucketKey, float] = {}
@@ -57,17 +63,28 @@ class MemoryWindowStore(BucketWindows):
     def ping(self) -> bool:
         return True
 
-    def observe_ingest(self, items: Sequence[IngestObservation]) -> list[bool]:
-        bins = self.settings.histogram_bins
-        return [self._apply("i:" + o.trace_id, o.ts, ingest_increments(o, bins)) for o in items]
-
-    def observe_evaluations(
-        self, items: Sequence[tuple[EvaluationRecord, dict[str, str], float]]
+    def observe_ingest(
+        self,
+        items: Sequence[IngestObservation],
+        deliveries: Sequence[Delivery | None] | None = None,
     ) -> list[bool]:
         bins = self.settings.histogram_bins
+        marks = deliveries if deliveries is not None else [None] * len(items)
         return [
-            self._apply("e:" + r.trace_id, ts, evaluation_increments(r, slices, bins))
-            for r, slices, ts in items
+            self._apply("i", o.trace_id, o.ts, ingest_increments(o, bins), d)
+            for o, d in zip(items, marks, strict=True)
+        ]
+
+    def observe_evaluations(
+        self,
+        items: Sequence[tuple[EvaluationRecord, dict[str, str], float]],
+        deliveries: Sequence[Delivery | None] | None = None,
+    ) -> list[bool]:
+        bins = self.settings.histogram_bins
+        marks = deliveries if deliveries is not None else [None] * len(items)
+        return [
+            self._apply("e", r.trace_id, ts, evaluation_increments(r, slices, bins), d)
+            for (r, slices, ts), d in zip(items, marks, strict=True)
         ]
 
     def evaluated(self, trace_ids: Sequence[str]) -> list[bool]:
@@ -75,18 +92,45 @@ class MemoryWindowStore(BucketWindows):
         with self._lock:
             return [self._seen.get("e:" + t, 0.0) > now for t in trace_ids]
 
-    def _apply(self, dedup_key: str, ts: float, incr: Increments) -> bool:
+    def _claim_offset(self, kind: str, trace_id: str, delivery: Delivery) -> bool:
+        """Whether ``trace_id`` is new in its partition; forgets offsets below the floor less
+        the re-send margin (never above the delivered offset: a reset log forgets nothing)."""
+        seen = self._offsets.setdefault((kind, delivery.topic, delivery.partition), {})
+        if delivery.floor is not None:
+            below = min(delivery.floor, delivery.offset) - self._resend_window
+            # Kept in delivery order (about offset order): drop from the oldest on.
+            while seen and below > 0:
+                oldest, offset = next(iter(seen.items()))
+                if offset >= below:
+                    break
+                del seen[oldest]
+        if trace_id in seen:
+            return False
+        seen[trace_id] = delivery.offset
+        return True
+
+    def _claim_id(self, dedup_key: str, now: float) -> bool:
+        expires = self._seen.get(dedup_key)
+        if expires is not None and expires > now:
+            return False
+        self._seen[dedup_key] = now + self._dedup_ttl
+        self._seen.move_to_end(dedup_key)
+        while len(self._seen) > self.settings.memory_dedup_max:
+            self._seen.popitem(last=False)
+        return True
+
+    def _apply(
+        self, kind: str, trace_id: str, ts: float, incr: Increments, delivery: Delivery | None
+    ) -> bool:
         now = self.now()
         groups, fields = incr
         with self._lock:
             self._prune(now)
-            expires = self._seen.get(dedup_key)
-            if expires is not None and expires > now:
+            if delivery is not None:
+                if not self._claim_offset(kind, trace_id, delivery):
+                    return False
+            elif not self._claim_id(f"{kind}:{trace_id}", now):
                 return False
-            self._seen[dedup_key] = now + self._dedup_ttl
-            self._seen.move_to_end(dedup_key)
-            while len(self._seen) > self.settings.memory_dedup_max:
-                self._seen.popitem(last=False)
             for key, expires_at in self._targets(ts, now):
                 bucket = self._buckets.setdefault(key, {})
                 self._expiry[key] = expires_at
