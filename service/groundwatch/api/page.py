@@ -137,7 +137,7 @@ def page_router(
             precision=estimate,
             sampled=sampled,
             trend=trend,
-            judge_version=version,
+            judge_version=version or _one_version(found),
         )
 
     @router.get("/", include_in_schema=False)
@@ -169,6 +169,13 @@ def page_router(
 
 #: Findings the page reads per view (newest first, or a random sample), before grouping.
 PAGE_FINDINGS = 500
+
+
+def _one_version(found: list[Finding]) -> str | None:
+    """The judge version of the findings shown, when they share one (a page without the
+    running judge's version still names it once)."""
+    versions = {f.metric_version for f in found}
+    return versions.pop() if len(versions) == 1 else None
 
 
 def _page_findings(
