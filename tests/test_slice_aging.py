@@ -277,3 +277,15 @@ def test_counts_of_a_failed_flush_are_sent_with_the_next() -> None:
     assert mapper.slices({"tenant": "acme"}) == {"tenant": "acme"}
     epoch = int(T0 // PERIOD_S)
     assert ranking._sketches["tenant"][epoch] == {"acme": 2.0}
+
+
+def test_an_evaluation_maps_without_counting_its_trace_again() -> None:
+    clock = Clock(T0)
+    mapper = SliceMapper(["tenant"], 1, MemorySliceRanking(1, WINDOW_S), clock=clock)
+    assert _send(mapper, clock, T0, ["junk"]) == ["junk"]
+    clock.t = T0 + 1
+    for _ in range(20):  # mapped for the record, counted once at ingest elsewhere
+        assert mapper.slices({"tenant": "acme"}, count=False) == {"tenant": OTHER}
+    assert _send(mapper, clock, T0 + PERIOD_S, ["acme"]) == [OTHER]  # no volume yet
+    _send(mapper, clock, T0 + PERIOD_S + 1, ["acme"] * 3)
+    assert _send(mapper, clock, T0 + 2 * PERIOD_S, ["acme"]) == ["acme"]

@@ -311,7 +311,11 @@ class TraceProcessor:
         (by ``deliveries``, parallel to ``traces``, when read from Kafka)."""
         now = time.time()
         items = [
-            (self._keyed(record, trace), self.slices.slices(trace.attributes), trace_ts(trace, now))
+            (
+                self._keyed(record, trace),
+                self.slices.slices(trace.attributes, count=False),  # counted at ingest
+                trace_ts(trace, now),
+            )
             for trace, record in zip(traces, records, strict=True)
         ]
         # Redact each record once, and only when some of its text is stored or published.

@@ -82,7 +82,7 @@ class SliceMapper:
     def clean(value: str) -> str:
         return _SAFE.sub("_", value.strip())[:_MAX_VALUE_LEN] or MISSING
 
-    def _label(self, key: str, raw: str | None) -> str:
+    def _label(self, key: str, raw: str | None, count: bool) -> str:
         if raw is None or not raw.strip():
             return MISSING
         if self._scrub is not None:
@@ -95,10 +95,11 @@ class SliceMapper:
         if self._due(now):  # first, so that counts of a past period are sent as such
             self._flush(now)
         with self._lock:
-            sketch_add(self._pending[key], value, 1.0, self._capacity)
-            self._pending_at = now
+            if count:
+                sketch_add(self._pending[key], value, 1.0, self._capacity)
+                self._pending_at = now
             admitted = self._admitted[key]
-            room = value not in admitted and len(admitted) < self.top_n
+            room = count and value not in admitted and len(admitted) < self.top_n
         if room:  # a free place: ask now rather than at the next flush
             self._flush(now, (key, value))
         with self._lock:
@@ -135,5 +136,7 @@ class SliceMapper:
                 self._next_flush = now + min(_FLUSH_S, self.ranking.period_s / 4)
                 self._epoch = math.floor(now / self.ranking.period_s)
 
-    def slices(self, attributes: dict[str, str]) -> dict[str, str]:
-        return {key: self._label(key, attributes.get(key)) for key in self.keys}
+    def slices(self, attributes: dict[str, str], *, count: bool = True) -> dict[str, str]:
+        """The bounded label of each configured key. ``count=False`` maps without counting the
+        trace's volume again (its evaluation, after its ingest was counted)."""
+        return {key: self._label(key, attributes.get(key), count) for key in self.keys}
