@@ -21,6 +21,8 @@ from groundwatch.capacity import (
     COEFFICIENTS,
     HEADER,
     JUDGES,
+    REPLICA_CORE_BUDGET,
+    Sizing,
     SizingInputs,
     markdown_row,
     markdown_table,
@@ -105,4 +107,27 @@ def run_capacity(settings: Settings, args: argparse.Namespace) -> int:
     )
     if s.extrapolated:
         print(f"Extrapolated beyond what was measured: {', '.join(s.extrapolated)}.")
+    print(rates_note(s, judge, rate))
     return 0
+
+
+#: The README's evaluator figures (docs/performance.md: 2 cores, both ONNX threads, the
+#: evaluator alone): (warm cache, cold cache) traces/s; the embedded judge's cold run was 6.5.
+README_RATES = {"verifier": (12.0, 7.5), "embedded": (30.0, 6.5)}
+
+
+def rates_note(s: Sizing, judge: str, sample_rate: float) -> str:
+    """Evaluated traces/s per core and per replica under this model, and how they square with
+    the README's figures for the same judge (docs/capacity.md, "Two sets of figures")."""
+    flat_out = s.per_replica_traces_per_s / REPLICA_CORE_BUDGET * sample_rate
+    planned = s.per_replica_traces_per_s * sample_rate
+    warm, cold = README_RATES[judge]
+    return (
+        f"Evaluated traces/s ({judge} judge): {flat_out:.1f} per core flat out, {planned:.1f} "
+        f"per replica as planned ({REPLICA_CORE_BUDGET:.0%} of its one core). That is the "
+        "pipeline as deployed (one judge thread, one ONNX thread, Kafka and Redis work) with a "
+        f"mostly cold embedding cache. The README's ~{warm:g} traces/s is the evaluator alone on "
+        f"2 cores with a warm cache (every passage seen before), ~{warm / 2:g} per core; cold it "
+        f"is {cold:g} on 2 cores, ~{cold / 2:g} per core. Plan on this command's figure unless "
+        "your passages repeat; see docs/capacity.md, 'Two sets of figures'."
+    )
