@@ -35,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from pairs import VERDICTS, judge_pairs  # noqa: E402
+from pairs import VERDICTS, judge_pairs
 
 
 def _share(hits: int, total: int) -> float | None:

@@ -15,6 +15,7 @@ from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.base import JudgeError, TraceJudgement
 from groundwatch.judges.factory import build_judge
+from groundwatch.judges.values import ValueCheckedJudge
 from groundwatch.judges.nli import NliJudge, NliLabels, read_nli_labels
 from groundwatch.settings import JudgeSettings, Settings
 from tests.builders import build_rag_trace
@@ -316,7 +317,8 @@ def test_load_fails_clearly(tmp_path: Path) -> None:
 def test_factory_builds_nli(random_model: Path) -> None:
     settings = Settings(judge=JudgeSettings(backend="nli", nli_model_dir=str(random_model)))
     judge = build_judge(settings)
-    assert isinstance(judge, NliJudge)
+    assert isinstance(judge, ValueCheckedJudge)  # every backend's values are checked
+    assert isinstance(judge.inner, NliJudge)
     assert judge.backend == "nli"
     with pytest.raises(ValueError, match="NLI_MODEL_DIR"):
         build_judge(Settings(judge=JudgeSettings(backend="nli")))

@@ -19,6 +19,7 @@ from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.base import JudgeError, TraceJudgement
 from groundwatch.judges.factory import build_judge
+from groundwatch.judges.values import ValueCheckedJudge
 from groundwatch.judges.openai import JudgeUsage, OpenAIJudge
 from groundwatch.settings import JudgeSettings, Settings
 
@@ -485,8 +486,9 @@ def test_factory_builds_openai(server: FakeChatServer) -> None:
         )
     )
     judge = build_judge(settings)
-    assert isinstance(judge, OpenAIJudge)
+    assert isinstance(judge, ValueCheckedJudge)  # every backend's values are checked
+    assert isinstance(judge.inner, OpenAIJudge)
     assert judge.backend == "openai"
-    assert judge.version == "openai/m1/p1/rel0.6"
+    assert judge.version == "openai/m1/p1/rel0.6/vc1"
     with pytest.raises(ValueError, match="OPENAI_BASE_URL"):
         build_judge(Settings(judge=JudgeSettings(backend="openai")))

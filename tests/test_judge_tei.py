@@ -17,6 +17,7 @@ from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.base import JudgeError, TraceJudgement
 from groundwatch.judges.factory import build_judge
+from groundwatch.judges.values import ValueCheckedJudge
 from groundwatch.judges.tei import TeiJudge
 from groundwatch.settings import JudgeSettings, Settings
 
@@ -337,7 +338,8 @@ def test_load_checks_the_service(tei: FakeTei) -> None:
 
 def test_factory_builds_tei(tei: FakeTei) -> None:
     judge = build_judge(Settings(judge=JudgeSettings(backend="tei", tei_url=tei.url)))
-    assert isinstance(judge, TeiJudge)
+    assert isinstance(judge, ValueCheckedJudge)  # every backend's values are checked
+    assert isinstance(judge.inner, TeiJudge)
     assert judge.backend == "tei"
     with pytest.raises(ValueError, match="TEI_URL"):
         build_judge(Settings(judge=JudgeSettings(backend="tei")))

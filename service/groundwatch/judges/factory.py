@@ -30,8 +30,17 @@ def build_judge(
     settings: Settings, embedder: Embedder | None = None, *, backend: str | None = None
 ) -> Judge:
     """The judge named by ``settings.judge.backend`` (or ``backend``, with the other judge
-    settings as configured: a benchmark measuring one backend); raises ``ValueError`` when
-    misconfigured."""
+    settings as configured: a benchmark measuring one backend), its verdicts checked against
+    the values its claims state (:class:`~groundwatch.judges.values.ValueCheckedJudge`, the
+    same for every backend); raises ``ValueError`` when misconfigured."""
+    from groundwatch.judges.values import ValueCheckedJudge
+
+    return ValueCheckedJudge(_backend_judge(settings, embedder, backend=backend))
+
+
+def _backend_judge(
+    settings: Settings, embedder: Embedder | None = None, *, backend: str | None = None
+) -> Judge:
     js = (
         settings.judge
         if backend is None

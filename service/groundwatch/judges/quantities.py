@@ -35,6 +35,7 @@ from groundwatch.judges.words import STOPWORDS, content_words, stem
 __all__ = [
     "Quantity",
     "bounds_compatible",
+    "date_spans",
     "kinds_compatible",
     "local_context",
     "parse_quantities",
@@ -178,12 +179,13 @@ def _clock_times(masked: str, out: list[Quantity]) -> str:
     return masked
 
 
-@lru_cache(maxsize=65536)
-def parse_quantities(
-    text: str,
-) -> tuple[tuple[Quantity, ...], frozenset[int], tuple[tuple[int | None, int, int | None], ...]]:
-    dates: list[tuple[int | None, int, int | None]] = []
-    masked = numbers_as_digits(spell_out(text))
+DateSpan = tuple[int, int, tuple[int | None, int, int | None]]
+
+
+def _dates(masked: str) -> tuple[list[DateSpan], str]:
+    """Every calendar date of ``masked`` as (start, end, (year, month, day)), and the text with
+    each date blanked but its year kept (the year is then read as a year too)."""
+    spans: list[DateSpan] = []
     for rx in (_DATE_ISO, _DATE_MDY, _DATE_DMY, _DATE_MY):
         for m in rx.finditer(masked):
             mon_raw = m.group("mon").lower().rstrip(".")
@@ -198,7 +200,9 @@ def parse_quantities(
             day = m.groupdict().get("day")
             if mon_raw == "may" and day is None:
                 continue
-            dates.append((int(year) if year else None, mon, int(day) if day else None))
+            spans.append(
+                (m.start(), m.end(), (int(year) if year else None, mon, int(day) if day else None))
+            )
             keep_year = f" {year} " if year else " "
             masked = (
                 masked[: m.start()]
@@ -206,11 +210,27 @@ def parse_quantities(
                 + keep_year
                 + masked[m.end() :]
             )
+    return spans, masked
+
+
+def date_spans(text: str) -> list[DateSpan]:
+    """The calendar dates of ``text`` (already normalised: number words as digits) with their
+    positions: ``[(start, end, (year, month, day))]``."""
+    return _dates(text)[0]
+
+
+@lru_cache(maxsize=65536)
+def parse_quantities(
+    text: str,
+) -> tuple[tuple[Quantity, ...], frozenset[int], tuple[tuple[int | None, int, int | None], ...]]:
+    masked = numbers_as_digits(spell_out(text))
+    spans, masked = _dates(masked)
+    dates = [date for _, _, date in spans]
     years: set[int] = set()
     for m in _DECADE.finditer(masked):
         years.update(range(int(m.group("y")), int(m.group("y")) + 10))
     for m in re.finditer(
-        r"(?<![\w$€£])(1[0-9]{3}|20[0-9]{2})\s?(?:-|–|to)\s?(1[0-9]{3}|20[0-9]{2}|[0-9]{2})\b",
+        r"(?<![\w$€£])(1[0-9]{3}|20[0-9]{2})\s?(?:-|–|to)\s?(1[0-9]{3}|20[0-9]{2}|[0-9]{2})\b(?![.,]\d|\s?%)",
         masked,
     ):
         y0, y1 = int(m.group(1)), m.group(2)

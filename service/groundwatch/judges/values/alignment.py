@@ -1,0 +1,245 @@
+"""Every value of a claim accounted for: aligned to the evidence value of the same attribute.
+
+Usage::
+
+    account = account_values(
+        "Adults aged 18 to 65 should take 40 mg a day.",
+        ["For adults aged 18 to 65 the daily dose is 20 mg, taken in the morning."],
+    )
+    account.conflicts[0].claim.text, account.conflicts[0].evidence.text   # '40 mg', '20 mg'
+
+For each value the claim states, the candidates are the evidence values of the same kind (a
+mass against masses, a price against prices, a date against dates; a bare count is compared
+with counts and, for agreement only, with any amount). Each candidate is scored by how well its
+attribute matches the claim value's (:mod:`.stated`). Then, per claim value:
+
+* **agreed** when a candidate with the same value (after unit conversion, within a stated
+  bound or range) is aligned about as well as the best candidate;
+* **conflict** when the best-aligned candidate is of exactly the same kind, clearly about the
+  same attribute (score at least ``CONFLICT_SCORE``), differs, and beats every agreeing
+  candidate by ``MARGIN``: the claim gives that attribute another value;
+* **unaccounted** otherwise: no evidence value states it. A claim with an unaccounted value is
+  never supported.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from groundwatch.judges.quantities import Quantity, bounds_compatible, kinds_compatible, same_unit
+from groundwatch.judges.values.stated import StatedValue, stated_values
+
+__all__ = [
+    "AlignedValue",
+    "ValueAccount",
+    "account_values",
+    "agrees",
+    "attribute_score",
+    "rarity",
+]
+
+#: The best candidate must match the claim value's attribute at least this well to conflict.
+CONFLICT_SCORE = 0.5
+#: ... and beat every agreeing candidate by this much.
+MARGIN = 0.15
+#: An agreeing candidate this close to the best one accounts for the value.
+AGREE_SLACK = 0.06
+#: The share of the score from the claim side of the overlap (the rest: the evidence side,
+#: so that an evidence value with qualifiers the claim lacks aligns less well).
+_CLAIM_SIDE = 0.7
+
+
+@dataclass(frozen=True)
+class AlignedValue:
+    """A claim value and the evidence value it was aligned to (``sentence``: its index)."""
+
+    claim: StatedValue
+    evidence: StatedValue
+    sentence: int
+    score: float
+
+
+@dataclass
+class ValueAccount:
+    """Where each value of a claim stands against the evidence."""
+
+    agreed: list[AlignedValue] = field(default_factory=list)
+    conflicts: list[AlignedValue] = field(default_factory=list)
+    unaccounted: list[StatedValue] = field(default_factory=list)
+
+    @property
+    def values(self) -> int:
+        return len(self.agreed) + len(self.conflicts) + len(self.unaccounted)
+
+
+def attribute_score(
+    claim: Mapping[str, float],
+    evidence: Mapping[str, float],
+    rarity: Mapping[str, float] | None = None,
+) -> float:
+    """How well two attributes match, 0..1: the weighted overlap, read from both sides. With
+    ``rarity`` (word -> weight), words that tell the candidates apart count more than words
+    all of them share ("saturday" more than "open" among a shop's opening times)."""
+    if not claim or not evidence:
+        return 0.0
+    r = rarity or {}
+    shared = sum(min(w, evidence[s]) * r.get(s, 1.0) for s, w in claim.items() if s in evidence)
+    mine = shared / sum(w * r.get(s, 1.0) for s, w in claim.items())
+    theirs = shared / sum(w * r.get(s, 1.0) for s, w in evidence.items())
+    return _CLAIM_SIDE * mine + (1.0 - _CLAIM_SIDE) * theirs
+
+
+def rarity(attributes: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    """Per word, how much it tells these attributes apart: an inverse document frequency over
+    the candidates, each counted by its weight there."""
+    n = len(attributes)
+    seen: dict[str, float] = {}
+    for a in attributes:
+        for s, w in a.items():
+            seen[s] = seen.get(s, 0.0) + w
+    return {s: math.log(1.0 + (n + 1.0) / (f + 0.5)) for s, f in seen.items()}
+
+
+def _same_date(a: StatedValue, b: StatedValue) -> bool:
+    if a.date is None or b.date is None:
+        return False
+    (y, mon, day), (ey, em, ed) = a.date, b.date
+    return (
+        (y is None or ey is None or y == ey)
+        and mon == em
+        and (day is None or ed is None or day == ed)
+    )
+
+
+def _quantity_agrees(q: Quantity, e: Quantity) -> bool:
+    if not kinds_compatible(q, e) or not same_unit(q, e):
+        return False
+    if (q.kind == "n:") != (e.kind == "n:"):
+        # A bare number against one with a unit agrees only when written alike ("30" / "30
+        # days"), never by falling inside a range of something else ("40" in "18 to 65").
+        return q.raw == e.raw or (q.raw[0] == q.raw[1] and q.raw[0] in e.raw)
+    return q.overlaps(e) or bounds_compatible(q, e)
+
+
+def agrees(c: StatedValue, e: StatedValue) -> bool:
+    """The two values are the same (after conversion; a point within a stated range or bound)."""
+    if c.date is not None or e.date is not None:
+        if c.date is not None and e.date is not None:
+            return _same_date(c, e)
+        return False
+    if c.year is not None or e.year is not None:
+        return c.year == e.year
+    if c.quantity is None or e.quantity is None:
+        return False
+    if c.period and e.period and c.period != e.period:
+        return False
+    return _quantity_agrees(c.quantity, e.quantity)
+
+
+def exact_kind(c: StatedValue, e: StatedValue) -> bool:
+    """The same kind of value, so that a different one is a different answer: a rate per
+    another period ("$144 a year" / "$12 a month") is another kind."""
+    if c.period != e.period and c.period and e.period:
+        return False
+    if c.kind in ("date", "year") or e.kind in ("date", "year"):
+        return c.kind == e.kind or {c.kind, e.kind} == {"date", "year"}
+    if c.quantity is None or e.quantity is None:
+        return False
+    if c.kind.startswith("cur:") and e.kind.startswith("cur:"):
+        return same_unit(c.quantity, e.quantity)
+    return c.kind == e.kind and c.kind != "n:"
+
+
+def _same_count(c: StatedValue, e: StatedValue) -> bool:
+    """Two counts of the same number, whatever noun each is written with."""
+    if c.quantity is None or e.quantity is None:
+        return False
+    if not (c.kind.startswith("n:") and e.kind.startswith("n:")):
+        return False
+    return c.quantity.raw == e.quantity.raw or c.quantity.raw[0] in e.quantity.raw
+
+
+def _comparable(c: StatedValue, e: StatedValue) -> bool:
+    if exact_kind(c, e):
+        return True
+    if c.quantity is not None and e.quantity is not None:
+        return kinds_compatible(c.quantity, e.quantity)
+    return False
+
+
+def _year_of_date(c: StatedValue, e: StatedValue) -> bool:
+    """A year against a date: they agree on the year only."""
+    if c.kind == "year" and e.date is not None:
+        return e.date[0] is not None and e.date[0] == c.year
+    if e.kind == "year" and c.date is not None:
+        return c.date[0] is not None and c.date[0] == e.year
+    return False
+
+
+def account_one(
+    value: StatedValue, evidence: Sequence[tuple[int, StatedValue]]
+) -> tuple[str, AlignedValue | None]:
+    """("agreed" | "conflict" | "unaccounted", the aligned evidence value)."""
+    exact = [(k, e) for k, e in evidence if exact_kind(value, e)]
+    pool = exact or [(k, e) for k, e in evidence if _comparable(value, e)]
+    if not pool:
+        return "unaccounted", None
+    r = rarity([e.attribute for _, e in pool])
+    scored = [(attribute_score(value.attribute, e.attribute, r), k, e) for k, e in pool]
+    best = max(scored, key=lambda t: t[0])
+    agreeing = [t for t in scored if agrees(value, t[2]) or _year_of_date(value, t[2])]
+    if exact:
+        # the same number said with another noun ("54 storeys" / "54 floors")
+        agreeing += [
+            (attribute_score(value.attribute, e.attribute, r), k, e)
+            for k, e in evidence
+            if (k, e) not in exact and _same_count(value, e)
+        ]
+    elif value.kind.startswith("n:"):
+        agreeing += [
+            (attribute_score(value.attribute, e.attribute, r), k, e)
+            for k, e in evidence
+            if (k, e) not in pool and _same_count(value, e)
+        ]
+    best_agree = max(agreeing, key=lambda t: t[0]) if agreeing else None
+    if best_agree is not None and best_agree[0] >= best[0] - AGREE_SLACK:
+        return "agreed", AlignedValue(value, best_agree[2], best_agree[1], best_agree[0])
+    if exact:
+        clear = best[0] >= CONFLICT_SCORE and (
+            best_agree is None or best[0] - best_agree[0] >= MARGIN
+        )
+        # A bound ("bags over 32 kg", "up to 8") is no value: another value may sit within it.
+        bound = any(v.quantity is not None and v.quantity.bound for v in (value, best[2]))
+        if clear and not bound and not agrees(value, best[2]) and not _year_of_date(value, best[2]):
+            return "conflict", AlignedValue(value, best[2], best[1], best[0])
+    return "unaccounted", None
+
+
+def account_values(
+    claim: str, evidence: Sequence[str], *, values: Sequence[StatedValue] | None = None
+) -> ValueAccount:
+    """Account for every value of ``claim`` (or of ``values``, its values read another way)
+    against the values of the ``evidence`` sentences."""
+    mine = list(values) if values is not None else list(stated_values(claim))
+    theirs = [(k, v) for k, sentence in enumerate(evidence) for v in stated_values(sentence)]
+    out = ValueAccount()
+    for v in mine:
+        status, aligned = account_one(v, theirs)
+        if status == "agreed" and aligned is not None:
+            out.agreed.append(aligned)
+        elif status == "conflict" and aligned is not None:
+            out.conflicts.append(aligned)
+        else:
+            out.unaccounted.append(v)
+    # A date or year beside other values often names the period the values are about ("4.5 %
+    # in the year to June 2023"): another date there is another period, not a wrong date,
+    # unless the claim's other values are stated in that same sentence.
+    for hit in [c for c in out.conflicts if c.claim.kind in ("date", "year")]:
+        others = [a for a in out.agreed + out.conflicts if a is not hit]
+        elsewhere = any(a.sentence != hit.sentence for a in others)
+        if elsewhere or (out.unaccounted and not others):
+            out.conflicts.remove(hit)
+            out.unaccounted.append(hit.claim)
+    return out

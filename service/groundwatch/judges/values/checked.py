@@ -1,0 +1,199 @@
+"""Every backend's verdicts checked against the values the claims state.
+
+Usage::
+
+    judge = ValueCheckedJudge(VerifiedJudge(embedder))     # build_judge does this for every backend
+    [judgement] = judge.judge_batch([trace])
+
+A model may decide wording, paraphrase and scope; it never accepts a claim whose values are
+unaccounted for. Per claim (:func:`check_claim`), the values it states are aligned to the
+evidence values of the same attribute in the trace's passages (:mod:`.alignment`):
+
+* a value whose aligned evidence value differs makes the claim **contradicted**, whatever the
+  backend said, with a reason that names both values (``number mismatch: 40 mg vs 20 mg``);
+* a **supported** claim with a value no passage states for its attribute becomes **not found**
+  (``value not in the passages: 6 am``).
+
+A short answer ("6 am" to "When does the pool open on weekdays?") is read with its question
+(:mod:`.short_answers`): its values are the answer's, their attribute the question's words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from groundwatch.contract.record import Conflict, ConflictKind, Evidence
+from groundwatch.contract.trace import RagTrace
+from groundwatch.judges.base import ClaimJudgement, Judge, JudgeError, TraceJudgement
+from groundwatch.judges.sentences import split_sentences
+from groundwatch.judges.values.alignment import ValueAccount, account_values, agrees
+from groundwatch.judges.values.names import account_name
+from groundwatch.judges.values.short_answers import claim_values, terse_parts
+from groundwatch.judges.values.stated import stated_values
+from groundwatch.judges.words import as_written, content_words
+
+__all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
+
+VALUES_VERSION = "vc1"
+
+_YES_NO = re.compile(r"^(?:yes|no|yeah|yep|nope|correct|true|false)\b[\s,.;:!-]*", re.I)
+#: An answer of at most this many words is a short answer: its values are read with the question.
+_SHORT_WORDS = 10
+_VALUE_REASONS = ("number mismatch", "date mismatch", "year mismatch")
+_KINDS: dict[str, ConflictKind] = {"date": "date", "year": "year"}
+
+
+def _passage_sentences(trace: RagTrace) -> list[tuple[int, str]]:
+    return [(i, s) for i, ctx in enumerate(trace.contexts) for s in split_sentences(ctx.text) if s]
+
+
+def check_claim(
+    claim: ClaimJudgement, question: str, sentences: Sequence[tuple[int, str]], trace: RagTrace
+) -> ClaimJudgement:
+    """``claim`` as the backend judged it, unless its values say otherwise."""
+    if not sentences:
+        return claim
+    short = len((trace.answer or "").split()) <= _SHORT_WORDS
+    values = claim_values(claim.text, question, short=short)
+    if not values:
+        return _check_name(claim, question, sentences, trace)
+    account: ValueAccount = account_values(claim.text, [s for _, s in sentences], values=values)
+    if account.conflicts:
+        hit = account.conflicts[0]
+        ctx, text = sentences[hit.sentence]
+        kind = _KINDS.get(hit.evidence.kind, "number")
+        return replace(
+            claim,
+            verdict="contradicted",
+            score=max(claim.score if claim.verdict == "contradicted" else 0.0, hit.score),
+            evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
+            reason=f"{kind} mismatch: {hit.claim.text} vs {hit.evidence.text}",
+            conflict=Conflict(kind=kind, claim=hit.claim.text, evidence=hit.evidence.text),
+        )
+    # A value the question gives ("my 20 kg son") is the user's premise, not the passages'.
+    given = stated_values(question) if question else ()
+    unaccounted = [v for v in account.unaccounted if not any(agrees(v, g) for g in given)]
+    if claim.verdict == "contradicted" and (claim.reason or "").startswith(_VALUE_REASONS):
+        # The backend's own value check found a mismatch that the alignment does not: the
+        # values it compared state different attributes. Not found, at most.
+        return replace(
+            claim,
+            verdict="not_found",
+            reason="values state other attributes: " + (claim.reason or ""),
+            conflict=None,
+        )
+    if claim.verdict == "supported" and unaccounted:
+        missing = ", ".join(v.text for v in unaccounted[:3])
+        return replace(
+            claim,
+            verdict="not_found",
+            reason=f"value not in the passages: {missing}",
+            conflict=None,
+        )
+    return claim
+
+
+def _check_name(
+    claim: ClaimJudgement, question: str, sentences: Sequence[tuple[int, str]], trace: RagTrace
+) -> ClaimJudgement:
+    """A short answer that names something, against the name the evidence gives."""
+    parts = terse_parts(claim.text, question)
+    if parts is None:
+        return claim
+    answer = _YES_NO.sub("", parts[1]).strip().rstrip(".")
+    hit = account_name(parts[0], answer, [s for _, s in sentences]) if answer else None
+    if hit is None:
+        return _check_words(claim, answer, parts[0], sentences)
+    if hit.status == "conflict" and hit.evidence is not None and hit.sentence is not None:
+        ctx, text = sentences[hit.sentence]
+        return replace(
+            claim,
+            verdict="contradicted",
+            score=max(claim.score if claim.verdict == "contradicted" else 0.0, hit.score),
+            evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
+            reason=f"entity mismatch: {hit.answer} vs {hit.evidence}",
+            conflict=Conflict(kind="entity", claim=hit.answer, evidence=hit.evidence),
+        )
+    if hit.status == "unaccounted" and claim.verdict == "supported":
+        return replace(
+            claim, verdict="not_found", reason=f"not in the passages: {hit.answer}", conflict=None
+        )
+    return claim
+
+
+def _check_words(
+    claim: ClaimJudgement, answer: str, question: str, sentences: Sequence[tuple[int, str]]
+) -> ClaimJudgement:
+    """A short answer of plain words ("plus bank holidays") none of which any passage uses
+    (beyond the question's own) is not supported by them, whatever a model reads into it."""
+    if claim.verdict != "supported":
+        return claim
+    words = set(content_words(answer)) - set(content_words(question))
+    if not words:
+        return claim
+    seen = {w for _, s in sentences for w in content_words(s)}
+    if words & seen:
+        return claim
+    missing = ", ".join(as_written(answer, sorted(words))[:4])
+    return replace(claim, verdict="not_found", reason=f"not in the passages: {missing}")
+
+
+def check_judgement(trace: RagTrace, judgement: TraceJudgement) -> TraceJudgement:
+    """Every claim of ``judgement`` checked against the values of ``trace``'s passages."""
+    if not judgement.claims:
+        return judgement
+    sentences = _passage_sentences(trace)
+    claims = [check_claim(c, trace.question, sentences, trace) for c in judgement.claims]
+    return replace(judgement, claims=claims)
+
+
+class ValueCheckedJudge:
+    """Any judge backend, its claim verdicts checked against the values the claims state.
+
+    Usage: ``ValueCheckedJudge(inner).judge_batch(traces)``; every other attribute is the inner
+    judge's (``stats``, ``usage``, ...).
+    """
+
+    def __init__(self, inner: Judge):
+        self.inner = inner
+
+    @property
+    def version(self) -> str:
+        return f"{self.inner.version}/{VALUES_VERSION}"
+
+    @property
+    def backend(self) -> str:
+        return self.inner.backend
+
+    def load(self) -> None:
+        self.inner.load()
+
+    def ready(self) -> bool:
+        return self.inner.ready()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def judge_batch(self, traces: Sequence[RagTrace]) -> list[TraceJudgement | JudgeError]:
+        return self._checked(traces, self.inner.judge_batch(traces))
+
+    def judge_claims(self, traces: Sequence[RagTrace]) -> list[TraceJudgement | JudgeError]:
+        """The inner judge's claims-only path (the offline suite's probes), checked alike."""
+        claims_only = getattr(self.inner, "judge_claims", None)
+        results = claims_only(traces) if claims_only is not None else self.inner.judge_batch(traces)
+        return self._checked(traces, results)
+
+    @staticmethod
+    def _checked(
+        traces: Sequence[RagTrace], results: Sequence[TraceJudgement | JudgeError]
+    ) -> list[TraceJudgement | JudgeError]:
+        return [
+            r if isinstance(r, JudgeError) else check_judgement(t, r)
+            for t, r in zip(traces, results, strict=True)
+        ]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)

@@ -1,0 +1,118 @@
+"""A short answer's name, accounted for: the name the evidence gives for the question's relation.
+
+Usage::
+
+    hit = account_name("Who designed the Sydney Opera House?", "Frank Gehry",
+                       ["The Sydney Opera House was designed by the Danish architect Jørn Utzon."])
+    hit.status, hit.evidence   # 'conflict', 'Jørn Utzon'
+
+The candidates are the names (capitalised spans) of the evidence sentences that the question
+does not name itself; each is scored, like a value (:mod:`.alignment`), by how well the words
+around it match the question's. The answer is **agreed** when it is (part of) a candidate aligned
+about as well as the best one; in **conflict** when another candidate is clearly the one the
+evidence gives for the question (and the answer is not); **unaccounted** otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from groundwatch.judges.entities import entity_spans
+from groundwatch.judges.values.alignment import (
+    AGREE_SLACK,
+    CONFLICT_SCORE,
+    MARGIN,
+    attribute_score,
+    rarity,
+)
+from groundwatch.judges.values.stated import attribute_at
+from groundwatch.judges.words import content_words
+
+__all__ = ["NameAccount", "account_name"]
+
+#: Names at most this many characters apart, with no clause break between them, are side by
+#: side: one answer ("the Danish architect Jørn Utzon").
+_BESIDE_CHARS = 40
+_BREAK = re.compile(r"[;:,()]|\b(?:and|or|but|while|whereas)\b")
+
+
+@dataclass(frozen=True)
+class NameAccount:
+    """Where a short answer's name stands: "agreed", "conflict" or "unaccounted"."""
+
+    status: str
+    answer: str
+    evidence: str | None = None
+    sentence: int | None = None
+    score: float = 0.0
+
+
+def _words(name: str) -> frozenset[str]:
+    return frozenset(content_words(name))
+
+
+def _names_in(sentence: str) -> list[tuple[str, int, int]]:
+    out: list[tuple[str, int, int]] = []
+    pos = 0
+    for name in entity_spans(sentence):
+        start = sentence.find(name, pos)
+        if start < 0:
+            start = sentence.find(name)
+        if start < 0:
+            continue
+        out.append((name, start, start + len(name)))
+        pos = start + len(name)
+    return out
+
+
+def _beside(a: tuple[int, int, int], b: tuple[int, int, int], evidence: Sequence[str]) -> bool:
+    """Two name spans (sentence, start, end) side by side in one clause."""
+    if a[0] != b[0]:
+        return False
+    lo, hi = sorted([a, b], key=lambda t: t[1])
+    between = evidence[a[0]][lo[2] : hi[1]]
+    return len(between) <= _BESIDE_CHARS and not _BREAK.search(between)
+
+
+def account_name(question: str, answer: str, evidence: Sequence[str]) -> NameAccount | None:
+    """The account of ``answer``'s name against ``evidence``; None when the answer names
+    nothing (no capitalised word beyond what the question names)."""
+    asked = {w for n in entity_spans(question) for w in _words(n)}
+    named = [n for n in entity_spans(answer) if _words(n) - asked]
+    if not named:
+        return None
+    mine = set().union(*(_words(n) for n in named))
+    q_attr = attribute_at(f"{question.rstrip('?').strip()} ", len(question) + 1, len(question) + 1)
+    cands = []
+    q_words = set(content_words(question))
+    for k, sentence in enumerate(evidence):
+        for name, start, end in _names_in(sentence):
+            words = _words(name)
+            if not words or words <= asked:
+                continue
+            following = content_words(sentence[end : end + 30])[:1]
+            if following and following[0] in q_words and not words & mine:
+                continue  # "the London office" for a question about an office: a qualifier
+            cands.append((name, k, words, attribute_at(sentence, start, end), start, end))
+    if not cands:
+        return NameAccount("unaccounted", named[0])
+    r = rarity([c[3] for c in cands])
+    scored = [
+        (attribute_score(q_attr, attr, r), name, k, words, (k, start, end))
+        for name, k, words, attr, start, end in cands
+    ]
+    top = max(t[0] for t in scored)
+    leader = max(scored, key=lambda t: t[0])
+    # Names side by side ("the Danish architect Jørn Utzon") are one answer: the longest.
+    beside = [t for t in scored if _beside(t[4], leader[4], evidence)]
+    best = max(beside, key=lambda t: (len(t[3]), t[0]))
+    agreeing = [t for t in scored if t[3] & mine]
+    best_agree = max(agreeing, key=lambda t: t[0]) if agreeing else None
+    if best_agree is not None and (best_agree[0] >= top - AGREE_SLACK or best_agree in beside):
+        return NameAccount("agreed", named[0], best_agree[1], best_agree[2], best_agree[0])
+    clear = top >= CONFLICT_SCORE and (best_agree is None or top - best_agree[0] >= MARGIN)
+    if clear and not best[3] & mine:
+        return NameAccount("conflict", named[0], best[1], best[2], best[0])
+    return NameAccount("unaccounted", named[0])

@@ -1,0 +1,48 @@
+"""Short answers read with their question: the values a claim states, and their attribute.
+
+Usage::
+
+    [v] = claim_values("When does the pool open on weekdays? 6 am.", "When does ...?")
+    v.text, "weekday" in v.attribute   # '6 am', True
+
+The claims module turns a terse answer ("6 am", "Frank Gehry", "Yes, from renewal") into the
+claim ``"<question>? <answer>."``. Its values are the answer's; what they are the values of is
+said by the question, so their attribute is read on the question and the answer as one clause
+("when does the pool open on weekdays 6 am"). Any other claim's values are its own.
+"""
+
+from __future__ import annotations
+
+from groundwatch.judges.claims import terse_claim_parts
+from groundwatch.judges.values.stated import StatedValue, stated_values
+
+__all__ = ["claim_values", "terse_parts"]
+
+
+def terse_parts(claim: str, question: str) -> tuple[str, str] | None:
+    """(question, answer) of a terse claim built from ``question``; None for any other claim."""
+    q = " ".join(question.split())
+    if not q or not claim.startswith(q.rstrip("?.")):
+        return None
+    return terse_claim_parts(claim)
+
+
+def claim_values(claim: str, question: str, *, short: bool = False) -> tuple[StatedValue, ...]:
+    """The values ``claim`` states, each with its attribute (for a short answer, or any claim
+    of a ``short`` answer such as "6 am" or "From 10 am to 5 pm": read with its question)."""
+    parts = terse_parts(claim, question)
+    if parts is None and not (short and question.strip()):
+        return stated_values(claim)
+    q, answer = parts if parts is not None else (question, claim)
+    answer = answer.strip().rstrip(".")
+    own = stated_values(answer)
+    if not own:
+        return ()
+    joined = stated_values(f"{q.rstrip('?').strip()} {answer}")
+    texts = [v.text for v in own]
+    out: list[StatedValue] = []
+    for v in reversed(joined):  # the answer comes last: its values are the last ones
+        if v.text in texts:
+            texts.remove(v.text)
+            out.append(v)
+    return tuple(reversed(out))

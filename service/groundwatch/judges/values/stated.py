@@ -1,0 +1,192 @@
+"""The values a sentence states, each with the words that say what it is the value of.
+
+Usage::
+
+    [dose] = [v for v in stated_values("For adults the daily dose is 20 mg.") if v.kind == "mass"]
+    dose.text, sorted(dose.attribute)   # '20 mg', ['adult', 'daili', 'dose', ...]
+
+A value is a number with its unit kind (:func:`groundwatch.judges.quantities.parse_quantities`:
+money, percentages, measures, durations, clock times, counts), a calendar date or a year. Its
+*attribute* is a weight per content-word stem of its sentence: words of its own clause weigh
+most, the nearer the more; words of its segment (up to a semicolon or colon) less; the rest of
+the sentence least. Two values state the same attribute when their attributes overlap: "$8 per
+seat billed yearly" and "$10 billed monthly" share "billed" and differ on "yearly"/"monthly".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
+
+from groundwatch.judges.quantities import Quantity, date_spans, parse_quantities
+from groundwatch.judges.spelled import fractions_as_digits, numbers_as_digits, spell_out
+from groundwatch.judges.words import content_words
+
+__all__ = ["Date", "StatedValue", "attribute_at", "stated_values"]
+
+Date = tuple[int | None, int, int | None]  # (year, month, day)
+
+#: Weights of the words around a value: its clause (decaying with distance), its segment, its
+#: sentence.
+_CLAUSE_WEIGHT = 1.0
+_DECAY = 0.12
+_SEGMENT_WEIGHT = 0.55
+_SENTENCE_WEIGHT = 0.3
+
+_SEGMENT_BREAK = re.compile(r";|:(?!\d)|\s[–—-]\s")
+_CLAUSE_BREAK = re.compile(
+    r",\s|\s(?:and|but|or|while|whilst|whereas|although|though|except|unless)\s", re.I
+)
+_YEAR = re.compile(r"(?<![\w$€£.,])(?:1[5-9]|20|21)\d\d(?![\w%]|[.,]\d)")
+#: A capitalised word (not opening the sentence) right before a bare number: a model or place
+#: name that the number belongs to.
+_NAME_BEFORE = re.compile(r"(?<=[\w,;] )[A-Z][\w\-]*\s$")
+_PERIOD = re.compile(
+    r"^(?:\s*(?:/|per|a|an|each|every|in|[a-z]+|,))*?\s*(?P<p>hour(?:ly)?|day|daily|night|week(?:ly)?|"
+    r"month(?:ly)?|year(?:ly)?|annual(?:ly)?|annum|yr|mo|wk)\b",
+    re.I,
+)
+_PERIODS = {"hourly": "hour", "daily": "day", "night": "day", "weekly": "week", "wk": "week"}
+_PERIODS |= {"monthly": "month", "mo": "month", "yearly": "year", "annual": "year"}
+_PERIODS |= {"annually": "year", "annum": "year", "yr": "year"}
+#: Day ranges that name the weekdays or the weekend: their words count as "weekday(s)" /
+#: "weekend(s)" too.
+_WEEKDAYS = re.compile(r"\b(mon(?:day)?)s?\s?(?:-|–|—|to|through|until)\s?fri(?:day)?s?\b", re.I)
+_WEEKEND = re.compile(r"\b(sat(?:urday)?)s?\s?(?:-|–|—|to|and|&)\s?sun(?:day)?s?\b", re.I)
+_AGE_AFTER = re.compile(r"[\s-]?olds?\b", re.I)
+_NO_PERIOD = frozenset({"time", "clock"})
+_WORD = re.compile(r"[^\W_][\w'’\-.]*[^\W_]|[^\W_]", re.U)
+
+
+@dataclass(frozen=True)
+class StatedValue:
+    """One value of a sentence: what it is (``kind``, ``quantity`` or ``date``), as written
+    (``text``), and what it is the value of (``attribute``: stem -> weight)."""
+
+    kind: str  # a quantity kind ("mass", "cur:$", "clock", "n:tablet", ...) or "date"
+    text: str
+    attribute: Mapping[str, float]
+    quantity: Quantity | None = None
+    date: Date | None = None
+    year: int | None = None
+    #: The period a rate is stated per ("$12 per month", "£5,400 a year", "twice daily"): "day",
+    #: "week", "month", "year", "hour", or "" when none follows the value.
+    period: str = ""
+
+
+def _bounds(text: str, rx: re.Pattern[str], start: int, end: int) -> tuple[int, int]:
+    """The span between the last break of ``rx`` before ``start`` and the first after ``end``."""
+    lo = max((m.end() for m in rx.finditer(text, 0, start)), default=0)
+    nxt = rx.search(text, end)
+    return lo, nxt.start() if nxt is not None else len(text)
+
+
+def attribute_at(text: str, start: int, end: int) -> dict[str, float]:
+    """The attribute of the value written at ``text[start:end]``: stem -> weight."""
+    seg = _bounds(text, _SEGMENT_BREAK, start, end)
+    clause = _bounds(text[seg[0] : seg[1]], _CLAUSE_BREAK, start - seg[0], end - seg[0])
+    clause = (clause[0] + seg[0], clause[1] + seg[0])
+    out: dict[str, float] = {}
+    words = [m for m in _WORD.finditer(text) if _letters(m.group(0))]
+    before = [m for m in words if m.end() <= start]
+    after = [m for m in words if m.start() >= end]
+    for side in (list(reversed(before)), after):
+        distance = 0
+        for m in side:
+            stems = content_words(_letters(m.group(0)))
+            if not stems:
+                continue
+            if clause[0] <= m.start() < clause[1]:
+                weight = _CLAUSE_WEIGHT / (1.0 + _DECAY * distance)
+                distance += 1
+            elif seg[0] <= m.start() < seg[1]:
+                weight = _SEGMENT_WEIGHT
+            else:
+                weight = _SENTENCE_WEIGHT
+            for s in stems:
+                out[s] = max(out.get(s, 0.0), weight)
+    for span, word in ((_WEEKDAYS, "weekday"), (_WEEKEND, "weekend")):
+        for m in span.finditer(text):
+            if m.group(0) and m.start() < seg[1] and m.end() > seg[0]:
+                near = max(out.get(s, 0.0) for s in content_words(m.group(1)) or ("",))
+                out[word] = max(out.get(word, 0.0), near)
+    return out
+
+
+def period_after(text: str, end: int) -> str:
+    """The period a rate is stated per, within three words after ``end`` in the same clause."""
+    tail = _CLAUSE_BREAK.split(_SEGMENT_BREAK.split(text[end : end + 60])[0])[0]
+    words = tail.split()[:4]
+    m = _PERIOD.match(" ".join(words))
+    if m is None:
+        return ""
+    p = m.group("p").lower()
+    return _PERIODS.get(p, p)
+
+
+def _letters(token: str) -> str:
+    """A token's words without digits: "24-hour" -> "hour", "3rd" -> ""."""
+    if not any(ch.isdigit() for ch in token):
+        return token
+    return " ".join(p for p in re.split(r"[-–/]", token) if p and not any(c.isdigit() for c in p))
+
+
+def _normalised(text: str) -> str:
+    """The text the quantities are parsed from (number words as digits), so positions agree."""
+    return fractions_as_digits(numbers_as_digits(spell_out(text)))
+
+
+@lru_cache(maxsize=65536)
+def stated_values(sentence: str) -> tuple[StatedValue, ...]:
+    """Every value ``sentence`` states, with its attribute (cached: passages recur)."""
+    text = _normalised(sentence)
+    out: list[StatedValue] = []
+    taken: list[tuple[int, int]] = []
+    for start, end, date in date_spans(text):
+        taken.append((start, end))
+        out.append(
+            StatedValue(
+                "date", text[start:end], MappingProxyType(attribute_at(text, start, end)), date=date
+            )
+        )
+    quantities, years, _ = parse_quantities(sentence)
+    for m in _YEAR.finditer(text):
+        at = (m.start(), m.end())
+        if int(m.group(0)) not in years or any(a < at[1] and at[0] < b for a, b in taken):
+            continue
+        taken.append(at)
+        attribute = MappingProxyType(attribute_at(text, *at))
+        out.append(StatedValue("year", m.group(0), attribute, year=int(m.group(0))))
+    for q in quantities:
+        if q.derived or q.kind.startswith("ord:"):
+            continue
+        span = _find(text, q.text, taken)
+        if span is None:
+            continue
+        if q.kind.startswith("n:") and _NAME_BEFORE.search(text, 0, span[0]):
+            taken.append(span)
+            continue  # "Terminal 2", "Lumen Pro 14": part of a name, no value
+        if text[span[1] : span[1] + 1] == "/" or _AGE_AFTER.match(text, span[1]):
+            taken.append(span)
+            continue  # "0.15 mg/kg" read only in part; "12-year-old" is an age, not a duration
+        taken.append(span)
+        attribute = MappingProxyType(attribute_at(text, *span))
+        period = "" if q.kind in _NO_PERIOD else period_after(text, span[1])
+        out.append(StatedValue(q.kind, q.text, attribute, quantity=q, period=period))
+    return tuple(out)
+
+
+def _find(text: str, needle: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """The first occurrence of ``needle`` in ``text`` that overlaps no span already taken."""
+    if not needle:
+        return None
+    pos = text.find(needle)
+    while pos >= 0:
+        end = pos + len(needle)
+        if not any(pos < b and a < end for a, b in taken):
+            return pos, end
+        pos = text.find(needle, pos + 1)
+    return None

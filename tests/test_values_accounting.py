@@ -1,0 +1,191 @@
+"""Every value and every short answer accounted for (issue 44): the value alignment, the
+short-answer name, and every backend's verdicts checked against them."""
+
+from __future__ import annotations
+
+import pytest
+
+from groundwatch.contract.trace import RagTrace
+from groundwatch.evaluation.evaluator import Evaluator
+from groundwatch.judges.factory import build_judge
+from groundwatch.judges.values import ValueCheckedJudge, account_values, stated_values
+from groundwatch.judges.values.names import account_name
+from groundwatch.judges.values.short_answers import claim_values
+from groundwatch.settings import Settings
+
+DOSE = "For adults aged 18 to 65 the daily dose is 20 mg, taken in the morning."
+CONFERENCE = (
+    "The conference runs from March 3 to March 5, 2026; registration closes on February 14, 2026."
+)
+PLANS = "The Basic plan costs $8 per seat per month billed yearly, or $10 billed monthly."
+POOL = "On weekdays the pool opens at 7:00 and closes at 21:00; on weekends it opens at 9:00."
+OPERA = "The Sydney Opera House was designed by the Danish architect Jørn Utzon and opened in 1973."
+
+
+def _texts(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    return sorted(pairs)
+
+
+def test_a_value_never_agrees_with_a_range_of_another_attribute() -> None:
+    account = account_values(
+        "Adults aged 18 to 65 should take 40 mg a day, in the morning.", [DOSE]
+    )
+    assert [(a.claim.text, a.evidence.text) for a in account.conflicts] == [("40 mg", "20 mg")]
+    assert [a.claim.text for a in account.agreed] == ["18 to 65"]
+
+
+def test_a_date_is_aligned_by_what_it_is_the_date_of() -> None:
+    account = account_values(
+        "Registration for the conference closes on March 3, 2026.", [CONFERENCE]
+    )
+    assert [(a.claim.text, a.evidence.text) for a in account.conflicts] == [
+        ("March 3, 2026", "February 14, 2026")
+    ]
+
+
+def test_a_price_is_aligned_by_its_billing_period() -> None:
+    wrong = account_values("The Basic plan costs $10 per seat per month billed yearly.", [PLANS])
+    assert [(a.claim.text, a.evidence.text) for a in wrong.conflicts] == [("$10", "$8")]
+    right = account_values("Billed yearly, the Basic plan is $8 a seat per month.", [PLANS])
+    assert not right.conflicts
+    assert [a.evidence.text for a in right.agreed] == ["$8"]
+
+
+def test_a_rate_per_another_period_is_neither_agreement_nor_conflict() -> None:
+    account = account_values(
+        "One seat costs $96 a year.", ["A seat costs $8 per month when billed yearly."]
+    )
+    assert not account.conflicts
+    assert not account.agreed
+    assert [v.text for v in account.unaccounted] == ["$96"]
+
+
+def test_a_short_answer_is_read_with_its_question() -> None:
+    question = "When does the pool open on weekdays?"
+    values = claim_values("When does the pool open on weekdays? 6 am.", question)
+    assert [v.text for v in values] == ["6 am"]
+    assert "weekday" in values[0].attribute
+    account = account_values("", [POOL], values=values)
+    assert [(a.claim.text, a.evidence.text) for a in account.conflicts] == [("6 am", "7:00")]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("The case weighs 1,800 grams.", "The case weighs 1.8 kg and is 40 cm wide."),
+        ("It is open 9 am to 1 pm on weekdays.", "It is open from 9:00 to 13:00 on weekdays."),
+        ("Revenue was about $48 million.", "Revenue was $48.2 million, up 4 %."),
+        ("You may take up to 8 tablets a day.", "Take no more than 8 tablets a day."),
+    ],
+)
+def test_true_paraphrases_of_values_agree(claim: str, evidence: str) -> None:
+    account = account_values(claim, [evidence])
+    assert not account.conflicts
+    assert not account.unaccounted
+    assert account.agreed
+
+
+def test_a_value_within_a_stated_bound_is_no_conflict() -> None:
+    account = account_values(
+        "A 30 kg bag is still accepted.",
+        [
+            "Bags weighing 24–32 kg incur an overweight fee of $100; bags over 32 kg are not accepted."
+        ],
+    )
+    assert not account.conflicts
+
+
+def test_numbers_in_names_and_ages_are_not_values() -> None:
+    assert [v.text for v in stated_values("The Lumen Pro 14 ships with 16 GB of RAM.")] == ["16 GB"]
+    assert "12" not in {v.text for v in stated_values("A 12-year-old can take 4 tablets.")}
+
+
+def test_a_short_answer_naming_someone_else_conflicts_with_the_name_given() -> None:
+    wrong = account_name("Who designed the Sydney Opera House?", "Frank Gehry", [OPERA])
+    assert wrong is not None
+    assert (wrong.status, wrong.evidence) == ("conflict", "Jørn Utzon")
+    right = account_name("Who designed the Sydney Opera House?", "Jørn Utzon", [OPERA])
+    assert right is not None
+    assert right.status == "agreed"
+    office = [
+        "HR contacts: for the London office, speak to Priya Shah (ext. 4417); for the"
+        " Manchester office, speak to Tom Whitaker (ext. 4425)."
+    ]
+    swapped = account_name("Who is the HR contact for the Manchester office?", "Priya Shah", office)
+    assert swapped is not None
+    # Another office's contact: never agreed (the alignment is not yet clear enough to say
+    # contradicted: Tom Whitaker leads Priya Shah by 0.07, under the margin of 0.15).
+    assert swapped.status != "agreed"
+    right_office = account_name(
+        "Who is the HR contact for the Manchester office?", "Tom Whitaker", office
+    )
+    assert right_office is not None
+    assert right_office.status == "agreed"
+
+
+ISSUE_TABLE = [
+    ("What dose should adults take?", DOSE, "Adults aged 18 to 65 should take 40 mg a day, in the morning.", "40 mg", "20 mg"),
+    ("When does registration close?", CONFERENCE, "Registration for the conference closes on March 3, 2026.", "March 3, 2026", "February 14, 2026"),
+    ("How much is the Basic plan?", PLANS, "The Basic plan costs $10 per seat per month billed yearly.", "$10", "$8"),
+    ("When does the pool open on weekdays?", POOL, "6 am", "6 am", "7:00"),
+    ("Who designed the Sydney Opera House?", OPERA, "Frank Gehry", "Frank Gehry", "Jørn Utzon"),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module", params=["verifier", "embedded"])
+def evaluator(request: pytest.FixtureRequest) -> Evaluator:
+    judge = build_judge(Settings(), backend=request.param)
+    assert isinstance(judge, ValueCheckedJudge)
+    judge.load()
+    return Evaluator(judge)
+
+
+def test_the_issue_table_is_contradicted_by_every_backend_naming_both_values(
+    evaluator: Evaluator,
+) -> None:
+    traces = [
+        RagTrace(trace_id=f"t{i}", question=q, contexts=[p], answer=a)
+        for i, (q, p, a, _, _) in enumerate(ISSUE_TABLE)
+    ]
+    for record, (_, _, _, mine, theirs) in zip(
+        evaluator.evaluate_batch(traces), ISSUE_TABLE, strict=True
+    ):
+        [claim] = record.claims
+        assert claim.verdict == "contradicted", claim
+        assert claim.conflict is not None
+        assert (claim.conflict.claim, claim.conflict.evidence) == (mine, theirs)
+        assert claim.reason is not None
+        assert mine in claim.reason
+        assert theirs in claim.reason
+        assert record.metric_version.endswith("/vc1")
+
+
+def test_the_right_short_answer_and_paraphrases_stay_supported(evaluator: Evaluator) -> None:
+    cases = [
+        ("Who designed the Sydney Opera House?", OPERA, "Jørn Utzon"),
+        ("How heavy is the case?", "The case weighs 1.8 kg and is 40 cm wide.", "It weighs 1,800 grams."),
+        ("When does the pool open on weekdays?", POOL, "7 am"),
+    ]  # fmt: skip
+    traces = [
+        RagTrace(trace_id=f"s{i}", question=q, contexts=[p], answer=a)
+        for i, (q, p, a) in enumerate(cases)
+    ]
+    for record in evaluator.evaluate_batch(traces):
+        assert {c.verdict for c in record.claims} == {"supported"}, record.claims
+
+
+def test_offline_suite_nuggets_with_a_wrong_value_or_absent_words_are_not_present(
+    evaluator: Evaluator,
+) -> None:
+    """The regression of issue 44: the nugget "25 working days" was judged present in an answer
+    that says 21 days, and "plus bank holidays" in one that never mentions them."""
+    answer = "In London you get 21 days of annual leave per year."
+    probes = [
+        RagTrace(trace_id=f"case#nugget{i}", question="How much annual leave do London staff get?",
+                 contexts=[answer], answer=fact)
+        for i, fact in enumerate(["25 working days", "plus bank holidays", "21 days"])
+    ]  # fmt: skip
+    verdicts = [[c.verdict for c in r.claims] for r in evaluator.evaluate_claims_batch(probes)]
+    assert verdicts[0] != ["supported"]
+    assert verdicts[1] != ["supported"]
+    assert verdicts[2] == ["supported"]
