@@ -189,7 +189,7 @@ def test_demo_with_prometheus_end_to_end() -> None:
     proc = subprocess.run(
         [
             *(sys.executable, "-m", "groundwatch.cli", "demo", "--duration", "8"),
-            *("--port", str(free_port()), "--with-prometheus"),
+            *("--port", str(free_port()), "--with-prometheus", "--linger", "0"),
         ],
         capture_output=True,
         text=True,

@@ -1,8 +1,10 @@
-"""``groundwatch demo``: the embedded default end to end, with nothing else to run.
+"""``groundwatch demo``: the default judge end to end, with nothing else to run.
 
 Serves the API on 127.0.0.1 with in-memory state and the default (verifier) judge, and replays
 the bundled sample traces (a healthy assistant, then a bad deploy: weaker retrieval, contradicted
 answers, more refusals) so that /metrics, the findings page and drift move within a minute.
+After the replay the windows are frozen and the page stays up ``linger_s`` (default 300 s from
+the command line) or, with ``serve_forever``, until Ctrl-C; the demo says which at start and end.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ def run_demo(
     serve_forever: bool = False,
     with_prometheus: bool = False,
     rules: Path | None = None,
+    linger_s: float = 0.0,
 ) -> int:
     from groundwatch.api import security
     from groundwatch.api.app import create_app
@@ -106,13 +109,17 @@ def run_demo(
         f"groundwatch demo: serving {base}  (findings page {base}/, metrics {base}/metrics)",
         file=sys.stderr,
     )
+    print(f"groundwatch demo: {_stays_up(duration, serve_forever, linger_s)}", file=sys.stderr)
     # Prometheus (when asked for) stops before the API does, on every exit path.
     try:
         with contextlib.ExitStack() as stack:
             alert_log = None
             if with_prometheus and prometheus is not None and rules is not None:
                 alert_log = _start_prometheus(stack, prometheus, f"{host}:{port}", rules, settings)
-            return _replay(settings, runtime, thread, duration, serve_forever, rules, alert_log)
+            code = _replay(settings, runtime, thread, duration, serve_forever, rules, alert_log)
+            if code == 0 and not serve_forever and linger_s > 0:
+                _linger(runtime, base, linger_s)
+            return code
     except KeyboardInterrupt:
         return 0
     except RuntimeError as exc:
@@ -121,6 +128,32 @@ def run_demo(
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+def _stays_up(duration: float, serve_forever: bool, linger_s: float) -> str:
+    """What the demo says at start: how long the page stays up, and how to change it."""
+    if serve_forever:
+        return f"the replay takes ~{duration:g} s; the page stays up after it until Ctrl-C"
+    if linger_s > 0:
+        return (
+            f"the replay takes ~{duration:g} s; the page stays up {linger_s:g} s after it "
+            "(--linger SECONDS, or --serve-forever until Ctrl-C; Ctrl-C stops sooner)"
+        )
+    return f"the replay takes ~{duration:g} s; the page goes when it ends (--linger 0)"
+
+
+def _linger(runtime: Any, base: str, linger_s: float) -> None:
+    """Keep serving the replay's last windows for ``linger_s`` seconds (Ctrl-C stops)."""
+    frozen = runtime.windows.freeze()
+    at = time.strftime("%H:%M:%S", time.localtime(frozen))
+    until = time.strftime("%H:%M:%S", time.localtime(time.time() + linger_s))
+    print(
+        f"groundwatch demo: still serving {base}/ until {until} ({linger_s:g} s; windows frozen"
+        f" at {at}, the end of the replay); Ctrl-C stops; --serve-forever keeps it up",
+        file=sys.stderr,
+    )
+    time.sleep(linger_s)
+    print("groundwatch demo: linger over, stopping", file=sys.stderr)
 
 
 def _start_prometheus(

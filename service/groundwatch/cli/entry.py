@@ -60,6 +60,13 @@ def _configure_logging(level: str) -> None:
     logging.getLogger("kafka").setLevel(max(logging.WARNING, logging.getLogger().level))
 
 
+def _default_judge() -> str:
+    """The judge backend the demo and serve run without settings (the settings' default)."""
+    from groundwatch.settings import JudgeSettings
+
+    return str(JudgeSettings.model_fields["backend"].default)
+
+
 def _sub(
     sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, summary: str, detail: str
 ) -> argparse.ArgumentParser:
@@ -87,7 +94,10 @@ def _parser() -> argparse.ArgumentParser:
         sub,
         "demo",
         "serve and replay bundled sample traces (a healthy assistant, then a bad deploy)",
-        "In-memory state and the embedded judge; nothing else to run.",
+        f"In-memory state and the default judge ({_default_judge()}: the claim verifier "
+        "shipped in the package, on onnxruntime, no torch; GROUNDWATCH_JUDGE__BACKEND picks "
+        "another); nothing else to run. The page stays up --linger seconds after the replay "
+        "(default 300; --serve-forever: until Ctrl-C).",
     )
     demo.add_argument("--host", default=None, help="bind address (default: 127.0.0.1)")
     demo.add_argument("--port", type=int, default=None, help="port (default: 8080)")
@@ -96,6 +106,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument(
         "--serve-forever", action="store_true", help="keep serving after the replay (Ctrl-C stops)"
+    )
+    demo.add_argument(
+        "--linger",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="keep the page and /metrics up this long after the replay, with its last windows "
+        "(default: 300; 0: stop right after; Ctrl-C stops sooner)",
     )
     demo.add_argument(
         "--with-prometheus",
@@ -234,6 +252,7 @@ def _run(args: argparse.Namespace) -> int:
             port=args.port,
             duration=args.duration,
             serve_forever=args.serve_forever,
+            linger_s=args.linger,
             with_prometheus=args.with_prometheus,
             rules=args.rules,
         )
