@@ -338,3 +338,19 @@ def test_the_trend_is_contradicted_claims_per_trace_over_the_last_day(served: Se
     svg = acme[acme.index("<svg id='trend'") : acme.index("</svg>")]
     assert [float(p.split("'")[0]) for p in svg.split("data-value='")[1:]] == [2.0, 0.5]
     assert "contradicted claims per scored trace, last day, tenant=acme" in acme
+
+
+def test_the_docs_give_the_id_the_api_and_page_use() -> None:
+    """docs/triage.md said ``trace_id#claim_index``; a finding of a tenant's trace is keyed
+    ``trace_id#claim_index@scope``, and that is what the API returns and the page shows."""
+    import re
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "triage.md").read_text("utf-8")
+    assert "`trace_id#claim_index`, followed by `@scope`" in doc
+    example = re.search(r"e\.g\. `([^`]+)`", doc)
+    assert example is not None
+    key = _finding(0, 0, time.time()).key
+    shape = r"[\w-]+#\d+@[0-9a-f]{12}"
+    assert re.fullmatch(shape, key)
+    assert re.fullmatch(shape, example.group(1))
+    assert "demo-0216%230%405bc1a08d28e4/label" in doc  # URL-encoded as the curl line sends it
