@@ -354,3 +354,29 @@ def test_the_docs_give_the_id_the_api_and_page_use() -> None:
     assert re.fullmatch(shape, key)
     assert re.fullmatch(shape, example.group(1))
     assert "demo-0216%230%405bc1a08d28e4/label" in doc  # URL-encoded as the curl line sends it
+
+
+def test_the_api_reads_comma_separated_slice_filters_as_the_page_does(served: Served) -> None:
+    for query in ("slice=tenant:acme,intent:billing", "slice=tenant=acme,%20intent=billing"):
+        body = json.loads(_html(served.url + f"v1/findings?limit=500&{query}"))
+        assert body["total"] == 12, query  # was 0: one value "acme_intent_billing"
+        assert {(i["slices"]["tenant"], i["slices"]["intent"]) for i in body["items"]} == {
+            ("acme", "billing")
+        }
+
+
+def test_a_tenant_bound_callers_short_id_names_its_own_tenants_finding() -> None:
+    from groundwatch.api import tenancy
+    from groundwatch.api.findings import AmbiguousIdError, resolve_id
+
+    store = MemoryFindingStore(Settings())
+    a, b = _finding(0, 0, time.time()), _finding(0, 1, time.time())
+    store.add([a, dataclasses.replace(a, scope=b.scope, slices=b.slices)])
+    with pytest.raises(AmbiguousIdError):
+        resolve_id(store, "demo-000#0", VERSION)
+    token = tenancy._TENANT.set("globex")
+    try:
+        assert resolve_id(store, "demo-000#0", VERSION) == f"demo-000#0@{tenant_scope('globex')}"
+        assert resolve_id(store, "demo-000#0", "another-judge") is None
+    finally:
+        tenancy._TENANT.reset(token)

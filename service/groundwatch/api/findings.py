@@ -34,8 +34,10 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
+from groundwatch.access import tenant_scope
 from groundwatch.api.page import page_router
-from groundwatch.api.page_filters import SliceSpecError, slice_spec
+from groundwatch.api.page_filters import SliceSpecError, slice_spec, split_specs
+from groundwatch.api.tenancy import current_tenant
 from groundwatch.contract.record import Conflict
 from groundwatch.observability.windows_collector import build_report, report_to_json
 from groundwatch.settings import Settings
@@ -206,7 +208,8 @@ def findings_router(
 
     def slice_filter(request: Request, specs: list[str]) -> dict[str, str]:
         wanted: dict[str, str] = {}
-        for spec in specs:
+        # ``slice=tenant:acme,intent:billing`` as two filters, as the page reads them
+        for spec in (part for raw in specs for part in split_specs(raw)):
             try:
                 key, value = slice_spec(spec)
             except SliceSpecError as exc:
@@ -363,13 +366,17 @@ def resolve_id(store: FindingStore, finding_id: str, version: str | None) -> str
     a fallback for ids typed from the docs, not the page's path (the page posts full ids)."""
     if "@" in finding_id.rpartition("#")[2]:
         return finding_id
+    tenant = current_tenant()  # a tenant-bound token's short id names its tenant's finding only
+    scope = tenant_scope(tenant) if tenant is not None else None
     matches: list[str] = []
     cursor: str | None = None
     while True:
         page = store.page(limit=_CASES_PAGE, cursor=cursor)
         for f in page.items:
             short = f"{f.trace_id}#{f.claim_index}"
-            if short == finding_id and (version is None or f.metric_version == version):
+            if short != finding_id or (scope is not None and f.scope != scope):
+                continue
+            if version is None or f.metric_version == version:
                 matches.append(f.key)
         cursor = page.next_cursor
         if cursor is None or not page.items:

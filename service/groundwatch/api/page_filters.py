@@ -34,6 +34,7 @@ __all__ = [
     "read_filters",
     "resolve_values",
     "slice_spec",
+    "split_specs",
     "unknown_values",
 ]
 
@@ -64,6 +65,11 @@ def slice_spec(spec: str) -> tuple[str, str]:
     if not key or not value:
         raise SliceSpecError(f"slice filter {spec[:80]!r} must look like key=value or key:value")
     return key[:64], SliceMapper.clean(value)
+
+
+def split_specs(raw: str) -> list[str]:
+    """One ``slice`` parameter as its filters: separated by commas, spaces or both."""
+    return [spec for spec in re.split(r"[\s,]+", raw.strip()) if spec]
 
 
 @dataclass(frozen=True)
@@ -121,9 +127,7 @@ def read_filters(params: Any, slice_keys: Iterable[str]) -> PageFilters:
     slices: dict[str, str] = {}
     errors: list[str] = []
     for raw in params.getlist("slice"):
-        for spec in re.split(r"[\s,]+", raw.strip()):
-            if not spec:
-                continue
+        for spec in split_specs(raw):
             try:
                 key, value = slice_spec(spec)
             except SliceSpecError as exc:
