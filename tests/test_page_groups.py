@@ -380,3 +380,23 @@ def test_a_tenant_bound_callers_short_id_names_its_own_tenants_finding() -> None
         assert resolve_id(store, "demo-000#0", "another-judge") is None
     finally:
         tenancy._TENANT.reset(token)
+
+
+def test_a_group_count_says_when_it_is_of_the_newest_findings_read() -> None:
+    from groundwatch.api.page import PAGE_FINDINGS
+
+    settings = Settings()
+    store = MemoryFindingStore(settings)
+    now = time.time()
+    store.add(
+        [dataclasses.replace(_finding(0, 0, now), trace_id=f"t{i}", ts=now - i) for i in range(600)]
+    )
+    app = FastAPI()
+    app.include_router(findings_router(store, MemoryWindowStore(settings), settings))
+    with _serving(app) as url:
+        html = _html(url)
+    assert html.count("<tr class='finding'") == 1
+    assert f"<span class='count'>×{PAGE_FINDINGS}</span>" in html
+    assert f"the counts are of these {PAGE_FINDINGS}, the newest of the 600" in html
+    assert html.count("<li class='trace'>") == 20  # the rest: "and 480 more"
+    assert "and 480 more" in html

@@ -226,7 +226,14 @@ def findings_table(groups: list[FindingGroup], total: int, download: str) -> str
     return (
         f"<section id='findings-section'><h2>Findings <span id='total'>({total})</span></h2>"
         f"<p class='note' id='groups'>{shown} shown in {len(groups)} group"
-        f"{'' if len(groups) == 1 else 's'} of identical claim, evidence and judge version.</p>"
+        f"{'' if len(groups) == 1 else 's'} of identical claim, evidence and judge version"
+        + (
+            f"; the counts are of these {shown}, the newest of the {total} (narrow the filters "
+            "to see the rest)."
+            if shown < total
+            else "."
+        )
+        + "</p>"
         + download
         + "<table id='findings'><thead><tr><th>count / seen / id</th><th>claim (value marked)"
         "</th><th>evidence (disagreeing value marked)</th><th>reason</th><th>score</th>"
