@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from prometheus_client import CollectorRegistry
 
@@ -30,6 +30,10 @@ from groundwatch.settings import Settings
 from groundwatch.state.slice_ranking import SliceRanking
 from groundwatch.state.slices import SliceMapper
 from groundwatch.state.stores import FindingStore, Redactor, ResultSink, WindowStore
+
+if TYPE_CHECKING:  # Redis is imported lazily, where it is used
+    from groundwatch.observability.window_export import WindowExport
+    from groundwatch.state.export_lease import RedisExportLease
 
 __all__ = ["Runtime"]
 
@@ -114,6 +118,9 @@ class Runtime:
     sinks: list[ResultSink] = field(default_factory=list)
     consumer: Any = None
     extras: dict[str, Any] = field(default_factory=dict)
+    #: The window and drift series as exported (behind the export lease, cached per report).
+    window_export: WindowExport | None = None
+    _lease: RedisExportLease | None = None
     _consumer_thread: threading.Thread | None = None
     _started: bool = False
 
@@ -229,7 +236,12 @@ class Runtime:
         except ImportError:  # pragma: no cover
             log.warning("window collector unavailable")
             return
-        self.registry.register(WindowsCollector(cast(WindowReader, self.windows), self.settings))
+        from groundwatch.observability.window_export import WindowExport
+
+        collector = WindowsCollector(cast(WindowReader, self.windows), self.settings)
+        self._lease = self._export_lease()
+        self.window_export = WindowExport(collector, self._lease)
+        self.registry.register(self.window_export)
         from groundwatch.evaluation.redaction import PiiRedactor, RedactionCollector
 
         if isinstance(self.processor.redactor, PiiRedactor):
@@ -249,10 +261,29 @@ class Runtime:
 
             self.registry.register(EmbeddingCacheCollector(embedder))
 
+    def _export_lease(self) -> RedisExportLease | None:
+        """With Redis windows and ``windows.export_lease_s`` > 0, the lease that lets one
+        replica at a time export the window series; None (always export) otherwise."""
+        client = getattr(self.windows, "client", None)
+        if client is None or self.settings.windows.export_lease_s <= 0:
+            return None
+        from groundwatch.state.export_lease import RedisExportLease
+
+        key = f"{self.settings.redis.key_prefix}:lease:windows"
+        return RedisExportLease(client, key, self.settings.windows.export_lease_s)
+
+    def exposition(self) -> bytes:
+        """The ``/metrics`` body: the registry, the window series from their cache."""
+        from groundwatch.observability.window_export import render_registry
+
+        return render_registry(self.registry, self.window_export)
+
     def start(self) -> None:
         if self._started:
             return
         self._started = True
+        if self._lease is not None:
+            self._lease.start()
         if not self.judge.ready():
             self.judge.load()
         self.queue.start()
@@ -270,6 +301,8 @@ class Runtime:
             self.consumer.stop()
             if self._consumer_thread is not None:
                 self._consumer_thread.join(timeout=30)
+        if self._lease is not None:
+            self._lease.stop()  # hands the export lease back: another replica takes it at once
         receiver = self.extras.get("otlp_receiver")
         if receiver is not None:
             receiver.stop()  # hands traces still being assembled to the queue

@@ -570,6 +570,15 @@ class WindowSettings(BaseModel):
         description="Scrapes serve a window report at most this old, refreshed in the "
         "background (0 = compute during every scrape).",
     )
+    export_lease_s: float = Field(
+        default=15.0,
+        ge=0.0,
+        le=3600.0,
+        description="Redis only: one replica at a time exports the window and drift series, "
+        "holding a lease this long (renewed every third of it); another takes over within it "
+        "when the holder dies. Keep it under the alert rules' 5m gap tolerance; 0 = every "
+        "replica exports them.",
+    )
     memory_dedup_max: int = Field(
         default=1_000_000,
         ge=1,

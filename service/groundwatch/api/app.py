@@ -24,7 +24,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Query, Request, Response
 from fastapi.responses import JSONResponse
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -193,7 +193,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
 
     @app.get("/metrics", tags=["ops"], dependencies=metrics_auth)
     def metrics() -> Response:
-        return Response(generate_latest(rt().registry), media_type=CONTENT_TYPE_LATEST)
+        return Response(rt().exposition(), media_type=CONTENT_TYPE_LATEST)
 
     from groundwatch.evaluation.deadline import GuardedJudge
 

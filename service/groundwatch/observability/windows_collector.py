@@ -52,6 +52,12 @@ TRACE_KINDS = ("received", "sampled", "evaluated", "scored", "unscored")
 CLAIM_VERDICTS = {"contradicted": "contradicted", "not_found": "not_found"}
 _SLICE = ["slice_key", "slice_value"]
 _FIRST_REPORT_WAIT_S = 5.0
+#: Families whose value changes at every scrape; every other family is a function of the report.
+_LIVE = (
+    "groundwatch_window_store_up",
+    "groundwatch_window_collect_duration_seconds",
+    "groundwatch_window_report_age_seconds",
+)
 
 
 @dataclass
@@ -227,6 +233,10 @@ class WindowsCollector(Collector):
         self._duration = 0.0
         self._error: str | None = None
         self._refresh: threading.Thread | None = None
+        #: Called with each new report where it was computed (the background refresh, off
+        #: the scrape path): :class:`~groundwatch.observability.window_export.WindowExport`
+        #: renders it there.
+        self.on_report: Callable[[WindowReport], None] | None = None
 
     def _compute(self) -> None:
         start = time.perf_counter()
@@ -245,6 +255,12 @@ class WindowsCollector(Collector):
             self._report, self._error = report, error
             self._report_at = time.monotonic()
             self._duration = time.perf_counter() - start
+        if report is not None and self.on_report is not None:
+            try:
+                self.on_report(report)
+            except Exception:  # never raise into a scrape or the refresh thread
+                log.exception("window report hook failed")
+        with self._lock:
             self._refresh = None
 
     def _current(self) -> tuple[WindowReport | None, str | None, float]:
@@ -406,8 +422,28 @@ class WindowsCollector(Collector):
         return {f.name: f for f in fams}
 
     def collect(self) -> Iterator[Metric]:
+        report, error, age = self.current()
+        yield from self.report_families(report if error is None else None)
+        yield from self.live_families(report, error, age)
+
+    def current(self) -> tuple[WindowReport | None, str | None, float]:
+        """(report served now, the error that replaced it, its age in seconds)."""
+        return self._current()
+
+    def report_families(self, report: WindowReport | None) -> list[Metric]:
+        """The families that depend on ``report`` alone (the same for its whole lifetime, so
+        they may be rendered once: :mod:`groundwatch.observability.window_export`); empty
+        families without a report."""
         fams = self._families()
-        report, error, age = self._current()
+        if report is not None:
+            self._fill(fams, report)
+        return [f for name, f in fams.items() if name not in _LIVE]
+
+    def live_families(
+        self, report: WindowReport | None, error: str | None, age: float
+    ) -> list[Metric]:
+        """The families that change at every scrape (store up, report age, its duration)."""
+        fams = {name: f for name, f in self._families().items() if name in _LIVE}
 
         def gauge(name: str) -> GaugeMetricFamily:
             fam = fams[name]
@@ -415,12 +451,11 @@ class WindowsCollector(Collector):
             return fam
 
         if report is not None and error is None:
-            self._fill(fams, report)
             gauge("groundwatch_window_report_age_seconds").add_metric([], age)
         if report is not None or error is not None:
             gauge("groundwatch_window_store_up").add_metric([], 0.0 if error else 1.0)
             gauge("groundwatch_window_collect_duration_seconds").add_metric([], self._duration)
-        yield from fams.values()
+        return list(fams.values())
 
     def _fill(self, fams: dict[str, Metric], r: WindowReport) -> None:
         def gauge(name: str) -> GaugeMetricFamily:

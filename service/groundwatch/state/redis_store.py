@@ -15,12 +15,13 @@ How a trace is claimed depends on where it came from:
 
 - with no offset (HTTP, OTLP): a dedup marker ``<prefix>:d:<i|e>:<id>`` set with ``SET NX EX
   dedup_ttl_s`` (the re-delivery horizon, a day by default): about 150 bytes a trace;
-- from Kafka (a :class:`~groundwatch.state.stores.Delivery`): ``ZADD NX`` of a 64-bit digest of
-  the id, scored by its offset, in the partition's sorted set ``<prefix>:o:<i|e>:<topic>:<n>``.
-  The same script first drops the members scored below ``floor - resend_window_offsets`` (the
-  committed offset, less a margin for a producer's re-sends): a re-delivery starts at the
-  committed offset, so it always finds its members, and the set holds the uncommitted offsets
-  plus the margin, whatever the traffic. It expires after ``dedup_ttl_s`` idle.
+- from Kafka (a :class:`~groundwatch.state.stores.Delivery`): a 64-bit digest of the id with its
+  offset, 32 bytes, in the partition's offset set ``<prefix>:o:<i|e>:<topic>:<n>`` (a string of
+  such records: a sorted set would cost about 150 bytes a member). The same script first drops
+  the records below ``floor - resend_window_offsets`` (the committed offset, less a margin for
+  a producer's re-sends): a re-delivery starts at the committed offset, so it always finds its
+  records, and the set holds the uncommitted offsets plus the margin, whatever the traffic. It
+  expires after ``dedup_ttl_s`` idle.
 
 Every key a script touches is passed in ``KEYS``. Bucket hashes carry an absolute expiry (``EXPIREAT``). Every Redis error surfaces as
 :class:`~groundwatch.state.stores.StoreUnavailableError` (retriable).
@@ -77,26 +78,41 @@ __all__ = ["RedisClient", "RedisFindingStore", "RedisWindowStore", "is_cluster",
 RedisClient = redis.Redis | RedisCluster
 
 # One script per batch (per shard on a cluster): atomic for the batch, idempotent per trace (SET
-# NX on its dedup key, or ZADD NX of its digest in its partition's offset set, pruned first), and
+# NX on its dedup key, or its digest new in its partition's offset set, pruned first), and
 # the increments of the new traces are summed per bucket field before HINCRBY, so a batch costs
 # one HINCRBY per distinct field instead of one per trace and field. Keys are only taken from
-# KEYS (cluster-safe); the payload refers to them by index. Offsets travel as strings (a Lua
-# number prints 2^47 as 1.4e+14).
+# KEYS (cluster-safe); the payload refers to them by index. A partition's offset set is a string
+# of 32-character records (16 hex digits of the digest, 16 of the offset: a Lua number prints
+# 2^47 as 1.4e+14), read into a table, pruned, extended and written back once per batch.
 # ARGV[1] = JSON [dedup_ttl, [[dedup_key_index, [[bucket_key_index, expire_at], ...],
-#                             [group, ...], {field: increment}(, digest, offset)], ...],
-#                 [[offset_set_index, drop_below_offset], ...]], ARGV[2] = separator.
+#                             [group, ...], {field: increment}(, digest, offset_hex)], ...],
+#                 [[offset_set_index, drop_below_offset or ""], ...]], ARGV[2] = separator.
 _UPDATE = """
 local p = cjson.decode(ARGV[1])
 local sep = ARGV[2]
 local acc, exp, out, sets = {}, {}, {}, {}
 for _, z in ipairs(p[3]) do
-  if z[2] ~= '' then redis.call('ZREMRANGEBYSCORE', KEYS[z[1]], '-inf', '(' .. z[2]) end
-  sets[z[1]] = true
+  local raw = redis.call('GET', KEYS[z[1]]) or ''
+  local below = tonumber(z[2])
+  local keep, seen = {}, {}
+  for at = 1, #raw - 31, 32 do
+    local rec = string.sub(raw, at, at + 31)
+    if not below or tonumber(string.sub(rec, 17), 16) >= below then
+      keep[#keep + 1] = rec
+      seen[string.sub(rec, 1, 16)] = true
+    end
+  end
+  sets[z[1]] = {keep = keep, seen = seen}
 end
 for i, item in ipairs(p[2]) do
   local new
   if item[5] then
-    new = redis.call('ZADD', KEYS[item[1]], 'NX', item[6], item[5]) == 1
+    local set = sets[item[1]]
+    new = not set.seen[item[5]]
+    if new then
+      set.seen[item[5]] = true
+      set.keep[#set.keep + 1] = item[5] .. item[6]
+    end
   else
     new = redis.call('SET', KEYS[item[1]], '1', 'NX', 'EX', p[1])
   end
@@ -127,7 +143,9 @@ for index, fields in pairs(acc) do
   end
   redis.call('EXPIREAT', key, exp[index])
 end
-for index in pairs(sets) do redis.call('EXPIRE', KEYS[index], p[1]) end
+for index, set in pairs(sets) do
+  redis.call('SET', KEYS[index], table.concat(set.keep), 'EX', p[1])
+end
 return out
 """
 
@@ -243,7 +261,7 @@ class RedisWindowStore(BucketWindows):
             return [bool(n) for n in cast(list[int], pipe.execute())]
 
     def _offset_set(self, kind: str, delivery: Delivery, shard: int) -> str:
-        """The sorted set of the digests counted from one partition (per shard on a cluster)."""
+        """The record of the digests counted from one partition (per shard on a cluster)."""
         return f"{self.prefix}:{self._tag(shard)}o:{kind}:{delivery.topic}:{delivery.partition}"
 
     def _drop_below(self, deliveries: Sequence[Delivery]) -> str:
@@ -289,8 +307,8 @@ class RedisWindowStore(BucketWindows):
                     continue
                 at = index.setdefault(self._offset_set(kind, delivery, shard), len(index) + 1)
                 by_set.setdefault(at, []).append(delivery)
-                digest = _digest(trace_id)
-                items.append([at, targets, groups, fields, digest, str(delivery.offset)])
+                offset = f"{delivery.offset:016x}"
+                items.append([at, targets, groups, fields, _digest(trace_id), offset])
             keys = list(index)
             prune = [[at, self._drop_below(ds)] for at, ds in by_set.items()]
             payload = json.dumps([self._dedup_ttl, items, prune], separators=(",", ":"))
