@@ -77,9 +77,9 @@ def phase_seen(args: argparse.Namespace) -> None:
             for field, v in info1.items():
                 if isinstance(v, int) and abs(v - int(info0.get(field, 0))) > 10000:
                     print(f"  {field}: {info0.get(field)} -> {v}")
-        markers = _memory(client, f"{name}:*d:*")
-        offsets = _memory(client, f"{name}:*o:*")
-        buckets = _memory(client, f"{name}:*w:*")
+        markers = _memory(client, f"{name}:d:*")
+        offsets = _memory(client, f"{name}:o:*")
+        buckets = _memory(client, f"{name}:w:*")
         every = _memory(client, f"{name}:*")
         n = len(ids)
         print(

@@ -73,8 +73,9 @@ def _offset_members(store: RedisWindowStore) -> int:
     total = 0
     for node in nodes:
         client = store.client.get_redis_connection(node) if node else store.client  # type: ignore[union-attr]
-        for key in client.scan_iter(match=f"{store.prefix}:*o:i:*", count=1000):
-            total += int(client.strlen(key)) // 32  # 32-byte records
+        for pattern in (f"{store.prefix}:o:i:*", f"{store.prefix}:{{*}}:o:i:*"):
+            for key in client.scan_iter(match=pattern, count=1000):
+                total += int(client.strlen(key)) // 32  # 32-byte records
     return total
 
 
@@ -83,7 +84,8 @@ def _markers(store: RedisWindowStore) -> int:
     found = 0
     for node in nodes:
         client = store.client.get_redis_connection(node) if node else store.client  # type: ignore[union-attr]
-        found += sum(1 for _ in client.scan_iter(match=f"{store.prefix}:*d:*", count=1000))
+        for pattern in (f"{store.prefix}:d:*", f"{store.prefix}:{{*}}:d:*"):  # cluster: tagged
+            found += sum(1 for _ in client.scan_iter(match=pattern, count=1000))
     return found
 
 
