@@ -74,6 +74,11 @@ def phase_seen(args: argparse.Namespace) -> None:
         after = int(info1["used_memory"])
         dataset = int(info1["used_memory_dataset"]) - int(info0["used_memory_dataset"])
         if args.verbose:
+            client.script_flush()
+            flushed = int(client.info("memory")["used_memory"])
+            print(f"  used_memory after SCRIPT FLUSH: +{flushed - before} B")
+            for key in client.scan_iter(count=1000):
+                print(f"  key {key[:60]!r} {client.memory_usage(key)} B")
             for field, v in info1.items():
                 if isinstance(v, int) and abs(v - int(info0.get(field, 0))) > 10000:
                     print(f"  {field}: {info0.get(field)} -> {v}")
