@@ -52,20 +52,21 @@ def _runtime(url: str, prefix: str, lease_s: float = 3.0) -> Runtime:
     return Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
 
 
-def test_one_replica_of_two_exports_the_window_series_both_their_own(
-    redis_server: RedisServer, unique_name: str
+@pytest.mark.parametrize("n", [2, 4])
+def test_one_replica_exports_the_window_series_every_one_its_own(
+    redis_server: RedisServer, unique_name: str, n: int
 ) -> None:
     with ExitStack() as stack:
-        replicas = [_runtime(redis_server.url, unique_name) for _ in range(2)]
+        replicas = [_runtime(redis_server.url, unique_name) for _ in range(n)]
         for rt in replicas:
             rt.start()
             stack.callback(rt.stop)
-        replicas[0].processor.observe([build_rag_trace("t-1")], source="http")
-        replicas[1].processor.observe([build_rag_trace("t-2")], source="http")
-        time.sleep(0.3)  # both lease threads made their first attempt
+        for i, rt in enumerate(replicas):
+            rt.processor.observe([build_rag_trace(f"t-{i}")], source="http")
+        time.sleep(0.3)  # every lease thread made its first attempt
         bodies = [rt.exposition().decode() for rt in replicas]
     exporting = [bool(WINDOW_SERIES.search(b)) for b in bodies]
-    assert sorted(exporting) == [False, True], "exactly one replica exports the window series"
+    assert sorted(exporting) == [False] * (n - 1) + [True], "exactly one exports window series"
     assert [_value(b, "groundwatch_window_exporter") for b in bodies] == [
         1.0 if e else 0.0 for e in exporting
     ]
@@ -73,7 +74,7 @@ def test_one_replica_of_two_exports_the_window_series_both_their_own(
         assert _value(body, 'groundwatch_traces_received_total{source="http"}') == 1.0
         assert _value(body, "groundwatch_window_store_up") == 1.0
     leader = bodies[exporting.index(True)]
-    assert _value(leader, 'groundwatch_window_traces{kind="received",slice_key="all",slice_value="all",window="1h"}') == 2.0  # fmt: skip
+    assert _value(leader, 'groundwatch_window_traces{kind="received",slice_key="all",slice_value="all",window="1h"}') == n  # fmt: skip
 
 
 def test_memory_mode_always_exports() -> None:
