@@ -96,7 +96,7 @@ COEFFICIENTS: dict[str, Coefficient] = {
     ),
     "dedup_marker_bytes": Coefficient(
         154.0,
-        "bytes per dedup marker, kept dedup_ttl_s (used_memory)",
+        "bytes per HTTP/OTLP dedup marker, kept dedup_ttl_s (used_memory)",
         "[seen.redis] used_memory_per_trace",
     ),
     "slice_bucket_bytes": Coefficient(
@@ -136,6 +136,10 @@ REPLICA_CORE_BUDGET = 0.7
 REDIS_CORE_BUDGET = 0.5
 # ... and to this much memory per shard (a size that still restarts and resyncs in minutes).
 REDIS_MEMORY_PER_SHARD = 25e9
+# A Kafka trace is counted once by its partition and offset: a 32-byte record (digest, offset)
+# in its partition's offset set, one set per kind (ingest, evaluation). Format, not measurement.
+OFFSET_RECORD_BYTES = 32
+OFFSET_SET_KINDS = 2
 
 
 def _c(name: str) -> float:
@@ -147,7 +151,10 @@ class SizingInputs:
     """The deployment's settings that change the answer (defaults: the settings' defaults)."""
 
     slice_values: int = 44  # 4 slice keys x (top_n 10 + "other")
-    dedup_ttl_s: float = 7 * 86400
+    dedup_ttl_s: float = 86400  # HTTP/OTLP markers only
+    resend_window_offsets: int = 1000  # Kafka: offsets kept below the committed one
+    poll_records: int = 500  # Kafka: what is delivered but not yet committed, per partition
+    http_share: float = 0.0  # share of traces received over HTTP/OTLP instead of Kafka
     buckets: int = 26 * 60 + 8 * 24  # fine (26 h of 60 s) + coarse (8 days of 1 h)
     findings_max: int = 10_000
     drain_s: float = 60.0  # the lag a replica may hold, in seconds of its own throughput
@@ -192,6 +199,8 @@ def size(
     if not 0.0 <= sample_rate <= 1.0 or traces_per_s < 0:
         raise ValueError("sample_rate must be in [0, 1] and traces_per_s >= 0")
     p = inputs or SizingInputs()
+    if not 0.0 <= p.http_share <= 1.0:
+        raise ValueError("http_share must be in [0, 1]")
     evaluated = traces_per_s * sample_rate
     cpu_per_trace = _c("seen_cpu_s") + sample_rate * _c(f"eval_cpu_s.{judge}")
     cores = traces_per_s * cpu_per_trace / _c("scaleout_efficiency")
@@ -202,8 +211,19 @@ def size(
     # Partitions bound the replicas a group can use: twice the need leaves room to scale out.
     partitions = max(4, 2 * replicas)
     redis_cpu = traces_per_s * _c("redis_cpu_s.seen") + evaluated * _c("redis_cpu_s.evaluated")
+    # Kafka: per partition and kind, the re-send window plus what is delivered, not committed,
+    # whatever the traffic. HTTP/OTLP: a marker per trace (two when evaluated) for the TTL.
+    offsets = (
+        partitions
+        * OFFSET_SET_KINDS
+        * (p.resend_window_offsets + p.poll_records)
+        * OFFSET_RECORD_BYTES
+        if p.http_share < 1.0
+        else 0.0
+    )
+    markers = p.http_share * (traces_per_s + evaluated) * p.dedup_ttl_s * _c("dedup_marker_bytes")
     parts = {
-        "dedup": (traces_per_s + evaluated) * p.dedup_ttl_s * _c("dedup_marker_bytes"),
+        "dedup": offsets + markers,
         "windows": (1 + p.slice_values) * p.buckets * _c("slice_bucket_bytes"),
         "findings": p.findings_max * _c("finding_bytes"),
     }

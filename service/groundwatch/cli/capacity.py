@@ -7,7 +7,7 @@ Usage::
     groundwatch capacity --table          # the doc's whole sizing table (Markdown)
 
 The coefficients are the measured unit costs in :mod:`groundwatch.capacity`; the configured
-dedup TTL, retention, bucket widths, slice keys and ``top_n`` (``GROUNDWATCH_*``) enter the
+dedup TTL (HTTP/OTLP markers), Kafka re-send window and poll size, retention, bucket widths, slice keys and ``top_n`` (``GROUNDWATCH_*``) enter the
 memory and series terms, so the answer is for this deployment's settings.
 """
 
@@ -54,17 +54,29 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         default=60.0,
         help="seconds of a replica's throughput its lag target holds (default: 60)",
     )
+    p.add_argument(
+        "--http-share",
+        type=float,
+        default=0.0,
+        help="share of traces sent over HTTP/OTLP (a Redis marker each for"
+        " redis.dedup_ttl_s) instead of Kafka (counted by offset); default 0",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table row")
     p.add_argument("--table", action="store_true", help="print the doc's whole sizing table")
     p.add_argument("--coefficients", action="store_true", help="print the measured unit costs")
 
 
-def inputs_from_settings(settings: Settings, drain_s: float = 60.0) -> SizingInputs:
+def inputs_from_settings(
+    settings: Settings, drain_s: float = 60.0, http_share: float = 0.0
+) -> SizingInputs:
     w = settings.windows
     buckets = w.fine_retention_s // w.bucket_s + w.retention_s // w.rollup_s
     return SizingInputs(
         slice_values=len(w.slice_keys) * (w.top_n + 1),
         dedup_ttl_s=float(settings.redis.dedup_ttl_s),
+        resend_window_offsets=settings.redis.resend_window_offsets,
+        poll_records=settings.kafka.max_poll_records,
+        http_share=http_share,
         buckets=int(buckets),
         findings_max=settings.findings.max_items,
         drain_s=drain_s,
@@ -72,7 +84,10 @@ def inputs_from_settings(settings: Settings, drain_s: float = 60.0) -> SizingInp
 
 
 def run_capacity(settings: Settings, args: argparse.Namespace) -> int:
-    inputs = inputs_from_settings(settings, args.drain_s)
+    if not 0.0 <= args.http_share <= 1.0:
+        print("groundwatch capacity: --http-share must be in [0, 1]")
+        return 2
+    inputs = inputs_from_settings(settings, args.drain_s, args.http_share)
     if args.coefficients:
         for name, c in COEFFICIENTS.items():
             print(f"{name:32} {c.value:<12.4g} {c.unit}  <- {c.source}")
