@@ -289,3 +289,20 @@ def test_an_evaluation_maps_without_counting_its_trace_again() -> None:
     assert _send(mapper, clock, T0 + PERIOD_S, ["acme"]) == [OTHER]  # no volume yet
     _send(mapper, clock, T0 + PERIOD_S + 1, ["acme"] * 3)
     assert _send(mapper, clock, T0 + 2 * PERIOD_S, ["acme"]) == ["acme"]
+
+
+def test_an_uncounted_new_value_takes_a_free_place_without_volume(
+    make_ranking: MakeRanking,
+) -> None:
+    # an evaluation whose ingest was counted elsewhere (or never went through ingest) still
+    # gets its own label at once while a place is free, and adds no volume to the ranking
+    clock = Clock(T0)
+    mapper = SliceMapper(["tenant"], 2, make_ranking(2), clock=clock)
+    assert mapper.slices({"tenant": "acme"}, count=False) == {"tenant": "acme"}
+    assert mapper.slices({"tenant": "globex"}, count=False) == {"tenant": "globex"}
+    assert mapper.slices({"tenant": "third"}, count=False) == {"tenant": OTHER}  # no place
+    # no volume was counted: the next ranking keeps nothing, and a counted value comes first
+    assert _send(mapper, clock, T0 + 1, ["beta"]) == [OTHER]
+    _send(mapper, clock, T0 + 3, ["beta"])  # flushes the count taken at T0 + 1
+    admitted = mapper.ranking.flush({"tenant": {}}, T0 + PERIOD_S)["tenant"]
+    assert admitted == {"beta"}

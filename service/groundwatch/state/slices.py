@@ -99,7 +99,12 @@ class SliceMapper:
                 sketch_add(self._pending[key], value, 1.0, self._capacity)
                 self._pending_at = now
             admitted = self._admitted[key]
-            room = count and value not in admitted and len(admitted) < self.top_n
+            room = value not in admitted and len(admitted) < self.top_n
+            if room and not count and value not in self._pending[key]:
+                # Not counted here (its ingest was, perhaps on another replica, or it never
+                # went through ingest): a new value still takes a free place at once, asked
+                # for with no volume so that the ranking does not count the trace twice.
+                sketch_add(self._pending[key], value, 0.0, self._capacity)
         if room:  # a free place: ask now rather than at the next flush
             self._flush(now, (key, value))
         with self._lock:
