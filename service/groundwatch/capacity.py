@@ -155,6 +155,7 @@ class SizingInputs:
     resend_window_offsets: int = 1000  # Kafka: offsets kept below the committed one
     poll_records: int = 500  # Kafka: what is delivered but not yet committed, per partition
     http_share: float = 0.0  # share of traces received over HTTP/OTLP instead of Kafka
+    one_window_exporter: bool = True  # windows.export_lease_s > 0: one replica exports them
     buckets: int = 26 * 60 + 8 * 24  # fine (26 h of 60 s) + coarse (8 days of 1 h)
     findings_max: int = 10_000
     drain_s: float = 60.0  # the lag a replica may hold, in seconds of its own throughput
@@ -240,7 +241,11 @@ def size(
     trips = traces_per_s * _c("redis_round_trips.seen") + evaluated * _c(
         "redis_round_trips.evaluated"
     )
-    series = replicas * round(_c("series_base") + p.slice_values * _c("series_per_slice_value"))
+    # The per-slice (window and drift) series come from one replica holding the export lease;
+    # with windows.export_lease_s = 0 every replica exports them. The base is per replica.
+    window_series = round(p.slice_values * _c("series_per_slice_value"))
+    exporters = 1 if p.one_window_exporter else replicas
+    series = replicas * round(_c("series_base")) + exporters * window_series
     beyond = []
     if replicas > MEASURED["replicas"]:
         beyond.append("replicas")

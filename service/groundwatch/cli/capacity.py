@@ -77,6 +77,7 @@ def inputs_from_settings(
         resend_window_offsets=settings.redis.resend_window_offsets,
         poll_records=settings.kafka.max_poll_records,
         http_share=http_share,
+        one_window_exporter=w.export_lease_s > 0,
         buckets=int(buckets),
         findings_max=settings.findings.max_items,
         drain_s=drain_s,
