@@ -18,8 +18,9 @@ attribute matches the claim value's (:mod:`.stated`). Then, per claim value:
 * **conflict** when the best-aligned candidate is of exactly the same kind, clearly about the
   same attribute (score at least ``CONFLICT_SCORE``), differs, and beats every agreeing
   candidate by ``MARGIN``: the claim gives that attribute another value;
-* **unaccounted** otherwise: no evidence value states it. A claim with an unaccounted value is
-  never supported.
+* **unaccounted** otherwise: no evidence value states it; **disputed** when the evidence states
+  the same attribute (score at least ``DISPUTE_SCORE``) with another value, too loosely aligned
+  to contradict it.
 """
 
 from __future__ import annotations
@@ -40,8 +41,14 @@ __all__ = [
     "rarity",
 ]
 
-#: The best candidate must match the claim value's attribute at least this well to conflict.
+#: The best candidate must match the claim value's attribute at least this well to conflict
+#: (a short answer: its question names the attribute, and nothing else competes)...
 CONFLICT_SCORE = 0.5
+#: ... a value of a sentence, among the sentence's other words.
+SENTENCE_CONFLICT_SCORE = 0.6
+#: An evidence value of the same kind aligned at least this well, with another value, disputes
+#: the claim's value even where it cannot contradict it.
+DISPUTE_SCORE = 0.45
 #: ... and beat every agreeing candidate by this much.
 MARGIN = 0.15
 #: An agreeing candidate this close to the best one accounts for the value.
@@ -68,6 +75,9 @@ class ValueAccount:
     agreed: list[AlignedValue] = field(default_factory=list)
     conflicts: list[AlignedValue] = field(default_factory=list)
     unaccounted: list[StatedValue] = field(default_factory=list)
+    #: Unaccounted values whose attribute the evidence states with another value, aligned
+    #: too loosely to contradict (a subset of ``unaccounted``, with that evidence value).
+    disputed: list[AlignedValue] = field(default_factory=list)
 
     @property
     def values(self) -> int:
@@ -179,46 +189,55 @@ def _year_of_date(c: StatedValue, e: StatedValue) -> bool:
 
 
 def account_one(
-    value: StatedValue, evidence: Sequence[tuple[int, StatedValue]]
+    value: StatedValue,
+    evidence: Sequence[tuple[int, StatedValue]],
+    conflict_score: float = CONFLICT_SCORE,
 ) -> tuple[str, AlignedValue | None]:
     """("agreed" | "conflict" | "unaccounted", the aligned evidence value)."""
-    exact = [(k, e) for k, e in evidence if exact_kind(value, e)]
-    pool = exact or [(k, e) for k, e in evidence if _comparable(value, e)]
+    exact = [i for i, (_, e) in enumerate(evidence) if exact_kind(value, e)]
+    pool = exact or [i for i, (_, e) in enumerate(evidence) if _comparable(value, e)]
     if not pool:
         return "unaccounted", None
-    r = rarity([e.attribute for _, e in pool])
-    scored = [(attribute_score(value.attribute, e.attribute, r), k, e) for k, e in pool]
+    r = rarity([evidence[i][1].attribute for i in pool])
+
+    def scored_at(i: int) -> tuple[float, int, StatedValue]:
+        k, e = evidence[i]
+        return attribute_score(value.attribute, e.attribute, r), k, e
+
+    scored = [scored_at(i) for i in pool]
     best = max(scored, key=lambda t: t[0])
     agreeing = [t for t in scored if agrees(value, t[2]) or _year_of_date(value, t[2])]
-    if exact:
+    if exact or value.kind.startswith("n:"):
         # the same number said with another noun ("54 storeys" / "54 floors")
+        inside = set(pool)
         agreeing += [
-            (attribute_score(value.attribute, e.attribute, r), k, e)
-            for k, e in evidence
-            if (k, e) not in exact and _same_count(value, e)
-        ]
-    elif value.kind.startswith("n:"):
-        agreeing += [
-            (attribute_score(value.attribute, e.attribute, r), k, e)
-            for k, e in evidence
-            if (k, e) not in pool and _same_count(value, e)
+            scored_at(i)
+            for i, (_, e) in enumerate(evidence)
+            if i not in inside and _same_count(value, e)
         ]
     best_agree = max(agreeing, key=lambda t: t[0]) if agreeing else None
     if best_agree is not None and best_agree[0] >= best[0] - AGREE_SLACK:
         return "agreed", AlignedValue(value, best_agree[2], best_agree[1], best_agree[0])
     if exact:
-        clear = best[0] >= CONFLICT_SCORE and (
+        clear = best[0] >= conflict_score and (
             best_agree is None or best[0] - best_agree[0] >= MARGIN
         )
         # A bound ("bags over 32 kg", "up to 8") is no value: another value may sit within it.
         bound = any(v.quantity is not None and v.quantity.bound for v in (value, best[2]))
         if clear and not bound and not agrees(value, best[2]) and not _year_of_date(value, best[2]):
             return "conflict", AlignedValue(value, best[2], best[1], best[0])
+        if best[0] >= DISPUTE_SCORE and not bound:
+            # the passages state this attribute, with a value that is not the claim's
+            return "disputed", AlignedValue(value, best[2], best[1], best[0])
     return "unaccounted", None
 
 
 def account_values(
-    claim: str, evidence: Sequence[str], *, values: Sequence[StatedValue] | None = None
+    claim: str,
+    evidence: Sequence[str],
+    *,
+    values: Sequence[StatedValue] | None = None,
+    conflict_score: float = CONFLICT_SCORE,
 ) -> ValueAccount:
     """Account for every value of ``claim`` (or of ``values``, its values read another way)
     against the values of the ``evidence`` sentences."""
@@ -226,20 +245,23 @@ def account_values(
     theirs = [(k, v) for k, sentence in enumerate(evidence) for v in stated_values(sentence)]
     out = ValueAccount()
     for v in mine:
-        status, aligned = account_one(v, theirs)
+        status, aligned = account_one(v, theirs, conflict_score)
         if status == "agreed" and aligned is not None:
             out.agreed.append(aligned)
         elif status == "conflict" and aligned is not None:
             out.conflicts.append(aligned)
         else:
             out.unaccounted.append(v)
-    # A date or year beside other values often names the period the values are about ("4.5 %
-    # in the year to June 2023"): another date there is another period, not a wrong date,
-    # unless the claim's other values are stated in that same sentence.
-    for hit in [c for c in out.conflicts if c.claim.kind in ("date", "year")]:
-        others = [a for a in out.agreed + out.conflicts if a is not hit]
-        elsewhere = any(a.sentence != hit.sentence for a in others)
-        if elsewhere or (out.unaccounted and not others):
-            out.conflicts.remove(hit)
-            out.unaccounted.append(hit.claim)
+            if status == "disputed" and aligned is not None:
+                out.disputed.append(aligned)
+    # A date or year beside other values names the period they are about ("4.5 % in the year
+    # to June 2023"): another date there is another period, not a wrong date; and while the
+    # claim's period is not the evidence's, its other values are not compared either.
+    periods = [v for v in mine if v.kind in ("date", "year")]
+    if periods and len(periods) < len(mine):
+        dated = {id(a.claim) for a in out.agreed if a.claim.kind in ("date", "year")}
+        for hit in list(out.conflicts):
+            if hit.claim.kind in ("date", "year") or len(dated) < len(periods):
+                out.conflicts.remove(hit)
+                out.unaccounted.append(hit.claim)
     return out

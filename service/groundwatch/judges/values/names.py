@@ -16,8 +16,10 @@ evidence gives for the question (and the answer is not); **unaccounted** otherwi
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
 
 from groundwatch.judges.entities import entity_spans
 from groundwatch.judges.values.alignment import (
@@ -53,7 +55,8 @@ def _words(name: str) -> frozenset[str]:
     return frozenset(content_words(name))
 
 
-def _names_in(sentence: str) -> list[tuple[str, int, int]]:
+@lru_cache(maxsize=16384)
+def _names_in(sentence: str) -> tuple[tuple[str, int, int], ...]:
     out: list[tuple[str, int, int]] = []
     pos = 0
     for name in entity_spans(sentence):
@@ -64,7 +67,12 @@ def _names_in(sentence: str) -> list[tuple[str, int, int]]:
             continue
         out.append((name, start, start + len(name)))
         pos = start + len(name)
-    return out
+    return tuple(out)
+
+
+@lru_cache(maxsize=16384)
+def _name_attribute(sentence: str, start: int, end: int) -> Mapping[str, float]:
+    return MappingProxyType(attribute_at(sentence, start, end))
 
 
 def _beside(a: tuple[int, int, int], b: tuple[int, int, int], evidence: Sequence[str]) -> bool:
@@ -95,7 +103,7 @@ def account_name(question: str, answer: str, evidence: Sequence[str]) -> NameAcc
             following = content_words(sentence[end : end + 30])[:1]
             if following and following[0] in q_words and not words & mine:
                 continue  # "the London office" for a question about an office: a qualifier
-            cands.append((name, k, words, attribute_at(sentence, start, end), start, end))
+            cands.append((name, k, words, _name_attribute(sentence, start, end), start, end))
     if not cands:
         return NameAccount("unaccounted", named[0])
     r = rarity([c[3] for c in cands])

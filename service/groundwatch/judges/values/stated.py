@@ -45,8 +45,7 @@ _YEAR = re.compile(r"(?<![\w$€£.,])(?:1[5-9]|20|21)\d\d(?![\w%]|[.,]\d)")
 #: name that the number belongs to.
 _NAME_BEFORE = re.compile(r"(?<=[\w,;] )[A-Z][\w\-]*\s$")
 _PERIOD = re.compile(
-    r"^(?:\s*(?:/|per|a|an|each|every|in|[a-z]+|,))*?\s*(?P<p>hour(?:ly)?|day|daily|night|week(?:ly)?|"
-    r"month(?:ly)?|year(?:ly)?|annual(?:ly)?|annum|yr|mo|wk)\b",
+    r"(?:hour(?:ly)?|day|daily|night|week(?:ly)?|month(?:ly)?|year(?:ly)?|annual(?:ly)?|annum|yr|mo|wk)s?",
     re.I,
 )
 _PERIODS = {"hourly": "hour", "daily": "day", "night": "day", "weekly": "week", "wk": "week"}
@@ -119,11 +118,13 @@ def attribute_at(text: str, start: int, end: int) -> dict[str, float]:
 def period_after(text: str, end: int) -> str:
     """The period a rate is stated per, within three words after ``end`` in the same clause."""
     tail = _CLAUSE_BREAK.split(_SEGMENT_BREAK.split(text[end : end + 60])[0])[0]
-    words = tail.split()[:4]
-    m = _PERIOD.match(" ".join(words))
-    if m is None:
+    words: list[str] = [w for w in re.split(r"[^a-z]+", tail.lower()) if w]
+    for word in words[:4]:
+        if _PERIOD.fullmatch(word):
+            p = word[:-1] if word.endswith("s") else word
+            break
+    else:
         return ""
-    p = m.group("p").lower()
     return _PERIODS.get(p, p)
 
 
