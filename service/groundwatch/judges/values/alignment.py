@@ -43,9 +43,9 @@ __all__ = [
 
 #: The best candidate must match the claim value's attribute at least this well to conflict
 #: (a short answer: its question names the attribute, and nothing else competes)...
-CONFLICT_SCORE = 0.5
+CONFLICT_SCORE = 0.6
 #: ... a value of a sentence, among the sentence's other words.
-SENTENCE_CONFLICT_SCORE = 0.6
+SENTENCE_CONFLICT_SCORE = 0.7
 #: An evidence value of the same kind aligned at least this well, with another value, disputes
 #: the claim's value even where it cannot contradict it.
 DISPUTE_SCORE = 0.45
@@ -192,6 +192,8 @@ def account_one(
     value: StatedValue,
     evidence: Sequence[tuple[int, StatedValue]],
     conflict_score: float = CONFLICT_SCORE,
+    *,
+    strict: bool = False,
 ) -> tuple[str, AlignedValue | None]:
     """("agreed" | "conflict" | "unaccounted", the aligned evidence value)."""
     exact = [i for i, (_, e) in enumerate(evidence) if exact_kind(value, e)]
@@ -224,7 +226,11 @@ def account_one(
         )
         # A bound ("bags over 32 kg", "up to 8") is no value: another value may sit within it.
         bound = any(v.quantity is not None and v.quantity.bound for v in (value, best[2]))
-        if clear and not bound and not agrees(value, best[2]) and not _year_of_date(value, best[2]):
+        # In a sentence, a value the evidence states anywhere (for another attribute, as read
+        # here) is held back rather than contradicted: precision first.
+        stated = strict and bool(agreeing)
+        wrong = not agrees(value, best[2]) and not _year_of_date(value, best[2])
+        if clear and not bound and wrong and not stated:
             return "conflict", AlignedValue(value, best[2], best[1], best[0])
         if best[0] >= DISPUTE_SCORE and not bound:
             # the passages state this attribute, with a value that is not the claim's
@@ -238,6 +244,7 @@ def account_values(
     *,
     values: Sequence[StatedValue] | None = None,
     conflict_score: float = CONFLICT_SCORE,
+    strict: bool = False,
 ) -> ValueAccount:
     """Account for every value of ``claim`` (or of ``values``, its values read another way)
     against the values of the ``evidence`` sentences."""
@@ -245,7 +252,7 @@ def account_values(
     theirs = [(k, v) for k, sentence in enumerate(evidence) for v in stated_values(sentence)]
     out = ValueAccount()
     for v in mine:
-        status, aligned = account_one(v, theirs, conflict_score)
+        status, aligned = account_one(v, theirs, conflict_score, strict=strict)
         if status == "agreed" and aligned is not None:
             out.agreed.append(aligned)
         elif status == "conflict" and aligned is not None:

@@ -10,7 +10,9 @@ unaccounted for. Per claim (:func:`check_claim`), the values it states are align
 evidence values of the same attribute in the trace's passages (:mod:`.alignment`):
 
 * a value whose aligned evidence value differs makes the claim **contradicted**, whatever the
-  backend said, with a reason that names both values (``number mismatch: 40 mg vs 20 mg``);
+  backend said, with a reason that names both values (``number mismatch: 40 mg vs 20 mg``); in
+  a sentence only when the alignment is clear (attribute score 0.7) and the claim's value is
+  stated nowhere in the passages (else it is held back as not found);
 * a **supported** short answer with a value no passage states for its attribute becomes **not
   found** (``value not in the passages: 6 am``), and so does a supported sentence whose value
   the passages state otherwise for that attribute (too loosely aligned to contradict);
@@ -73,6 +75,7 @@ def check_claim(
         [s for _, s in sentences],
         values=values,
         conflict_score=CONFLICT_SCORE if terse else SENTENCE_CONFLICT_SCORE,
+        strict=not terse,
     )
     if account.conflicts:
         hit = account.conflicts[0]
@@ -95,6 +98,15 @@ def check_claim(
         # read here) is left to the backend (measured: docs/accuracy.md, Session 44).
         disputed = {id(d.claim) for d in account.disputed}
         unaccounted = [v for v in unaccounted if id(v) in disputed]
+    held = [d for d in account.disputed if any(d.claim is v for v in unaccounted)]
+    if claim.verdict == "supported" and held:
+        d = held[0]
+        return replace(
+            claim,
+            verdict="not_found",
+            reason=f"value stated otherwise: {d.claim.text} vs {d.evidence.text}",
+            conflict=None,
+        )
     if claim.verdict == "supported" and unaccounted:
         missing = ", ".join(v.text for v in unaccounted[:3])
         return replace(
@@ -117,7 +129,16 @@ def _check_name(
     hit = account_name(parts[0], answer, [s for _, s in sentences]) if answer else None
     if hit is None:
         return _check_words(claim, answer, parts[0], sentences)
-    if hit.status == "conflict" and hit.evidence is not None and hit.sentence is not None:
+    seen = {w for _, s in sentences for w in content_words(s)}
+    absent = not set(content_words(hit.answer)) & seen
+    # Only an answer naming what no passage names contradicts the name they give; an answer
+    # naming something the passages give for another relation is left to the backend.
+    if (
+        hit.status == "conflict"
+        and absent
+        and hit.evidence is not None
+        and hit.sentence is not None
+    ):
         ctx, text = sentences[hit.sentence]
         return replace(
             claim,
@@ -126,10 +147,6 @@ def _check_name(
             evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
             reason=f"entity mismatch: {hit.answer} vs {hit.evidence}",
             conflict=Conflict(kind="entity", claim=hit.answer, evidence=hit.evidence),
-        )
-    if hit.status == "unaccounted" and claim.verdict == "supported":
-        return replace(
-            claim, verdict="not_found", reason=f"not in the passages: {hit.answer}", conflict=None
         )
     return claim
 
