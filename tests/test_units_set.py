@@ -45,15 +45,30 @@ def test_each_file_is_well_formed(path: Path) -> None:
 # Measured 2026-12-06 (Session 43, judges v4 / r7: pint reads the units the table lacks); bars a
 # little below. (file, backend): (3-way accuracy, contradicted precision, true pairs contradicted)
 GATES = {
-    ("devices_energy", "verifier"): (0.48, 0.75, 2),  # measured 0.516, 0.812 of 16, 2 (v3: 0.452)
+    ("devices_energy", "verifier"): (
+        0.52,
+        0.78,
+        2,
+    ),  # measured 0.559, 0.833 of 18, 2 (vc1; v4: 0.516)
     ("devices_energy", "embedded"): (0.40, 0.75, 2),  # measured 0.441, 0.824 of 17, 2 (r6: 0.333)
-    ("health_transport", "verifier"): (0.49, 0.85, 1),  # measured 0.532, 0.933 of 15, 1 (v3: 0.426)
+    # Session 44, values check vc1: 3-way 0.532 -> 0.574, contradicted 15 -> 18 called, precision
+    # 0.933 -> 0.833, one more true pair contradicted (1 -> 2): the cost of reading values by
+    # attribute, measured and kept (docs/accuracy.md, Session 44)
+    ("health_transport", "verifier"): (0.53, 0.80, 2),  # measured 0.574, 0.833 of 18, 2
     ("health_transport", "embedded"): (0.50, 0.78, 3),  # measured 0.543, 0.850 of 20, 3 (r6: 0.415)
     # numbers of several words read with text2num (before: pint alone, same session)
-    ("number_words", "verifier"): (0.58, 0.75, 4),  # measured 0.622, 0.800 of 25, 4 (0.544)
+    ("number_words", "verifier"): (
+        0.66,
+        0.75,
+        4,
+    ),  # measured 0.700, 0.800 of 25, 4 (vc1; v4: 0.622)
     ("number_words", "embedded"): (0.62, 0.75, 4),  # measured 0.667, 0.800 of 25, 4 (0.567)
     # dates in other formats, computed deadlines: a baseline (no date code changed), 2026-12-06
-    ("dates", "verifier"): (0.46, 0.80, 1),  # measured 0.500, 0.889 of 9, 0
+    ("dates", "verifier"): (
+        0.51,
+        0.72,
+        1,
+    ),  # measured 0.556, 0.769 of 13, 1 (before vc1: 0.500, 0.889 of 9, 0)
     ("dates", "embedded"): (0.43, 0.55, 7),  # measured 0.467, 0.630 of 27, 6
 }
 
