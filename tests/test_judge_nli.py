@@ -15,8 +15,8 @@ from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.base import JudgeError, TraceJudgement
 from groundwatch.judges.factory import build_judge
-from groundwatch.judges.values import ValueCheckedJudge
 from groundwatch.judges.nli import NliJudge, NliLabels, read_nli_labels
+from groundwatch.judges.values import ValueCheckedJudge
 from groundwatch.settings import JudgeSettings, Settings
 from tests.builders import build_rag_trace
 

@@ -19,8 +19,8 @@ from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.base import JudgeError, TraceJudgement
 from groundwatch.judges.factory import build_judge
-from groundwatch.judges.values import ValueCheckedJudge
 from groundwatch.judges.openai import JudgeUsage, OpenAIJudge
+from groundwatch.judges.values import ValueCheckedJudge
 from groundwatch.settings import JudgeSettings, Settings
 
 API_KEY = "sk-test-very-secret"

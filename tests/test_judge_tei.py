@@ -17,8 +17,8 @@ from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.base import JudgeError, TraceJudgement
 from groundwatch.judges.factory import build_judge
-from groundwatch.judges.values import ValueCheckedJudge
 from groundwatch.judges.tei import TeiJudge
+from groundwatch.judges.values import ValueCheckedJudge
 from groundwatch.settings import JudgeSettings, Settings
 
 _WORD = re.compile(r"[a-z0-9]+")
