@@ -529,7 +529,9 @@ def phase_eval(ctx: Ctx, judge: str) -> None:
 
 def phase_prom(ctx: Ctx) -> None:
     from groundwatch.contract.record import EvaluationRecord
-    from groundwatch.settings import RedisSettings, Settings, WindowSettings
+    from groundwatch.sections.connections import RedisSettings
+    from groundwatch.sections.windows import WindowSettings
+    from groundwatch.settings import Settings
     from groundwatch.state.redis_store import RedisWindowStore, redis_client
 
     topic = ctx.topic("prom", 1)
@@ -599,7 +601,9 @@ def phase_evalstore(ctx: Ctx) -> None:
     """The evaluation update alone at a rate where Redis's idle CPU does not blur it: the
     service's RedisWindowStore applies evaluation records in batches of the consumer's size."""
     from groundwatch.contract.record import EvaluationRecord
-    from groundwatch.settings import RedisSettings, Settings, WindowSettings
+    from groundwatch.sections.connections import RedisSettings
+    from groundwatch.sections.windows import WindowSettings
+    from groundwatch.settings import Settings
     from groundwatch.state.redis_store import RedisWindowStore, redis_client
 
     prefix, n, batch = "es", ctx.args.evalstore, ctx.args.eval_batch

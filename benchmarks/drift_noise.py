@@ -43,7 +43,8 @@ from scipy import stats
 
 from groundwatch.contract.record import ClaimResult, EvaluationRecord
 from groundwatch.observability.windows_collector import WindowReport, build_report
-from groundwatch.settings import Settings, WindowSettings
+from groundwatch.sections.windows import WindowSettings
+from groundwatch.settings import Settings
 from groundwatch.state.buckets import HIST_METRICS
 from groundwatch.state.drift import psi, wasserstein1
 from groundwatch.state.stores import IngestObservation

@@ -68,7 +68,7 @@ from groundwatch.judges.embedding import (
     cpu_count,
     sha256_file,
 )
-from groundwatch.settings import EmbeddingSettings
+from groundwatch.sections.judging import EmbeddingSettings
 
 __all__ = ["RecordingEmbedder", "main"]
 

@@ -27,7 +27,9 @@ from collections.abc import Sequence
 from kafka import KafkaProducer
 from prometheus_client import CollectorRegistry
 
-from groundwatch.settings import KafkaSettings, SamplingSettings, Settings
+from groundwatch.sections.connections import KafkaSettings
+from groundwatch.sections.pipeline import SamplingSettings
+from groundwatch.settings import Settings
 from groundwatch.state.findings import MemoryFindingStore
 from groundwatch.state.stores import Delivery, IngestObservation
 from groundwatch.state.windows import MemoryWindowStore

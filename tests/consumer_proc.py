@@ -20,7 +20,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from prometheus_client import CollectorRegistry, generate_latest
 
-from groundwatch.settings import KafkaSettings, RedisSettings, SamplingSettings, Settings
+from groundwatch.sections.connections import KafkaSettings, RedisSettings
+from groundwatch.sections.pipeline import SamplingSettings
+from groundwatch.settings import Settings
 from groundwatch.state.redis_store import RedisFindingStore, RedisWindowStore, redis_client
 from groundwatch_consumers.kafka_source import ConsumerOptions, KafkaTraceConsumer
 from groundwatch_consumers.results import KafkaResultSink

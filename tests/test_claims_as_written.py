@@ -9,7 +9,7 @@ from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.claims import as_written, claim_as_written, extract_claims
 from groundwatch.judges.embedded import EmbeddedJudge
 from groundwatch.judges.embedding import build_embedder
-from groundwatch.settings import EmbeddingSettings
+from groundwatch.sections.judging import EmbeddingSettings
 
 
 @pytest.fixture(scope="module")

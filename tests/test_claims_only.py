@@ -22,7 +22,7 @@ from groundwatch.judges.base import ClaimsJudge, JudgeError, TraceJudgement
 from groundwatch.judges.embedded import EmbeddedJudge
 from groundwatch.judges.embedding import CachedEmbedder, build_embedder
 from groundwatch.judges.verified import VerifiedJudge
-from groundwatch.settings import EmbeddingSettings
+from groundwatch.sections.judging import EmbeddingSettings
 from groundwatch.suite.cases import EvalCase
 from groundwatch.suite.generation import generation_probes
 from tests.modules import load_script

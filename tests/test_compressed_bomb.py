@@ -29,7 +29,8 @@ from prometheus_client import CollectorRegistry
 
 from groundwatch.api.app import create_app
 from groundwatch.runtime import Runtime
-from groundwatch.settings import RedisSettings, Settings
+from groundwatch.sections.connections import RedisSettings
+from groundwatch.settings import Settings
 from groundwatch.state.redis_store import RedisWindowStore, redis_client
 from groundwatch_consumers.dlq import DeadLetterPublisher
 from groundwatch_consumers.inflate import MARKER_HEADER, FetchGuard, InflateBounds

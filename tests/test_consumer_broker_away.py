@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from groundwatch.settings import KafkaSettings, Settings
+from groundwatch.sections.connections import KafkaSettings
+from groundwatch.settings import Settings
 from groundwatch.state.windows import MemoryWindowStore
 from groundwatch_consumers.kafka_source import ConsumerOptions
 from groundwatch_consumers.results import KafkaResultSink, ResultSinkUnavailableError

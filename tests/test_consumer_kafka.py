@@ -29,7 +29,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from prometheus_client import CollectorRegistry
 
 from groundwatch.ingest.sampling import sample_point
-from groundwatch.settings import KafkaSettings, RedisSettings, SamplingSettings, Settings
+from groundwatch.sections.connections import KafkaSettings, RedisSettings
+from groundwatch.sections.pipeline import SamplingSettings
+from groundwatch.settings import Settings
 from groundwatch.state.buckets import ALL
 from groundwatch.state.redis_store import RedisFindingStore, RedisWindowStore, redis_client
 from groundwatch_consumers.kafka_source import ConsumerOptions, KafkaTraceConsumer

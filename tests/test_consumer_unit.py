@@ -18,7 +18,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from prometheus_client import CollectorRegistry
 
 from groundwatch.contract.record import EvaluationRecord
-from groundwatch.settings import KafkaSettings, SamplingSettings, Settings
+from groundwatch.sections.connections import KafkaSettings
+from groundwatch.sections.pipeline import SamplingSettings
+from groundwatch.settings import Settings
 from groundwatch.state.buckets import ALL
 from groundwatch.state.findings import MemoryFindingStore
 from groundwatch.state.stores import Delivery, IngestObservation, StoreUnavailableError

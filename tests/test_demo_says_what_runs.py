@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from groundwatch.settings import JudgeSettings
+from groundwatch.sections.judging import JudgeSettings
 from tests.infra import free_port, wait_port
 
 ROOT = Path(__file__).resolve().parent.parent

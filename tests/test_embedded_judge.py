@@ -15,7 +15,7 @@ from groundwatch.judges.claim_target import spells
 from groundwatch.judges.embedded import DEFAULT_RELEVANCE_THRESHOLD, EmbeddedJudge
 from groundwatch.judges.embedding import CachedEmbedder, Vectors, build_embedder
 from groundwatch.judges.word_conflicts import negated_prefix
-from groundwatch.settings import EmbeddingSettings
+from groundwatch.sections.judging import EmbeddingSettings
 from tests.builders import build_rag_trace
 
 

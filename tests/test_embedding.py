@@ -20,7 +20,7 @@ from groundwatch.judges.embedding import (
     Vectors,
     build_embedder,
 )
-from groundwatch.settings import EmbeddingSettings
+from groundwatch.sections.judging import EmbeddingSettings
 
 SENTENCES = [
     "Acme Analytics reported revenue of $12.5 million in fiscal 2021.",

@@ -14,7 +14,8 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from groundwatch.api.findings import findings_router
-from groundwatch.settings import RedisSettings, Settings
+from groundwatch.sections.connections import RedisSettings
+from groundwatch.settings import Settings
 from groundwatch.state.findings import (
     InvalidCursorError,
     MemoryFindingStore,

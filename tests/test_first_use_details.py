@@ -18,7 +18,9 @@ from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.embedded import EmbeddedJudge
 from groundwatch.judges.embedding import build_embedder
 from groundwatch.observability.windows_collector import build_report
-from groundwatch.settings import EmbeddingSettings, Settings, WindowSettings
+from groundwatch.sections.judging import EmbeddingSettings
+from groundwatch.sections.windows import WindowSettings
+from groundwatch.settings import Settings
 from groundwatch.state.buckets import ALL
 from groundwatch.state.windows import MemoryWindowStore
 from groundwatch.suite.cases import EvalCase

@@ -16,7 +16,7 @@ import pytest
 
 from groundwatch.judges.embedded import EmbeddedJudge
 from groundwatch.judges.embedding import build_embedder
-from groundwatch.settings import EmbeddingSettings
+from groundwatch.sections.judging import EmbeddingSettings
 from tests.modules import load_script
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -35,7 +35,8 @@ from groundwatch.contract.record import Verdict
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import JudgeError, TraceJudgement
 from groundwatch.runtime import Runtime
-from groundwatch.settings import OtelSettings, Settings
+from groundwatch.sections.connections import OtelSettings
+from groundwatch.settings import Settings
 from tests.fakes import FakeJudge
 from tests.infra import free_port, wait_port
 

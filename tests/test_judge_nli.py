@@ -17,7 +17,8 @@ from groundwatch.judges.base import JudgeError, TraceJudgement
 from groundwatch.judges.factory import build_judge
 from groundwatch.judges.nli import NliJudge, NliLabels, read_nli_labels
 from groundwatch.judges.values import ValueCheckedJudge
-from groundwatch.settings import JudgeSettings, Settings
+from groundwatch.sections.judging import JudgeSettings
+from groundwatch.settings import Settings
 from tests.builders import build_rag_trace
 
 pytest.importorskip("torch")

@@ -21,7 +21,8 @@ from groundwatch.judges.base import JudgeError, TraceJudgement
 from groundwatch.judges.factory import build_judge
 from groundwatch.judges.openai import JudgeUsage, OpenAIJudge
 from groundwatch.judges.values import ValueCheckedJudge
-from groundwatch.settings import JudgeSettings, Settings
+from groundwatch.sections.judging import JudgeSettings
+from groundwatch.settings import Settings
 
 API_KEY = "sk-test-very-secret"
 CLAIMS = ["The pro plan costs 10 dollars per month.", "The pro plan includes SSO."]

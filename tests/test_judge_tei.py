@@ -19,7 +19,8 @@ from groundwatch.judges.base import JudgeError, TraceJudgement
 from groundwatch.judges.factory import build_judge
 from groundwatch.judges.tei import TeiJudge
 from groundwatch.judges.values import ValueCheckedJudge
-from groundwatch.settings import JudgeSettings, Settings
+from groundwatch.sections.judging import JudgeSettings
+from groundwatch.settings import Settings
 
 _WORD = re.compile(r"[a-z0-9]+")
 

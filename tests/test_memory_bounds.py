@@ -19,7 +19,8 @@ from pathlib import Path
 
 import httpx
 
-from groundwatch.settings import ApiSettings, OtelSettings
+from groundwatch.sections.api import ApiSettings
+from groundwatch.sections.connections import OtelSettings
 from tests.infra import free_port, wait_port
 from tests.otlp_support import record_rag_spans
 

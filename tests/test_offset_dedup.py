@@ -13,7 +13,8 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from groundwatch.settings import RedisSettings, Settings
+from groundwatch.sections.connections import RedisSettings
+from groundwatch.settings import Settings
 from groundwatch.state.buckets import ALL
 from groundwatch.state.redis_store import RedisWindowStore, redis_client
 from groundwatch.state.stores import Delivery, IngestObservation

@@ -26,7 +26,8 @@ import uvicorn
 from groundwatch.api.app import create_app
 from groundwatch.contract.trace import RagTrace
 from groundwatch.runtime import Runtime
-from groundwatch.settings import OtelSettings, Settings
+from groundwatch.sections.connections import OtelSettings
+from groundwatch.settings import Settings
 from tests.infra import free_port, wait_port
 from tests.test_otel_libraries import REFUND, WRONG, RecordingJudge, Service
 

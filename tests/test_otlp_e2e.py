@@ -28,7 +28,8 @@ from groundwatch.observability.telemetry import (
     build_tracer_provider,
 )
 from groundwatch.runtime import Runtime
-from groundwatch.settings import OtelSettings, Settings
+from groundwatch.sections.connections import OtelSettings
+from groundwatch.settings import Settings
 from tests.fakes import FakeJudge
 from tests.infra import free_port, wait_port
 from tests.otlp_support import (

@@ -20,7 +20,8 @@ from fastapi import FastAPI
 from groundwatch.api.findings import CASES_FILENAME, findings_router
 from groundwatch.contract.case import EvalCase
 from groundwatch.contract.record import Conflict
-from groundwatch.settings import Settings, WindowSettings
+from groundwatch.sections.windows import WindowSettings
+from groundwatch.settings import Settings
 from groundwatch.state.findings import MemoryFindingStore
 from groundwatch.state.stores import Finding
 from groundwatch.state.windows import MemoryWindowStore

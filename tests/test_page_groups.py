@@ -23,7 +23,8 @@ from fastapi import FastAPI
 from groundwatch.access import tenant_scope
 from groundwatch.api.findings import findings_router
 from groundwatch.contract.record import Conflict
-from groundwatch.settings import Settings, WindowSettings
+from groundwatch.sections.windows import WindowSettings
+from groundwatch.settings import Settings
 from groundwatch.state.findings import MemoryFindingStore
 from groundwatch.state.stores import Finding, FindingLabel, FindingPassage, FindingTrace
 from groundwatch.state.windows import MemoryWindowStore

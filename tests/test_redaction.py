@@ -19,7 +19,7 @@ from groundwatch.evaluation.redaction import (
     RedactionConfigError,
     build_redactor,
 )
-from groundwatch.settings import RedactionSettings
+from groundwatch.sections.pipeline import RedactionSettings
 from groundwatch.state.stores import Redactor
 
 

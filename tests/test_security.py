@@ -25,7 +25,8 @@ from groundwatch.api.security import (
     startup_warnings,
 )
 from groundwatch.runtime import Runtime
-from groundwatch.settings import ApiSettings, Settings
+from groundwatch.sections.api import ApiSettings
+from groundwatch.settings import Settings
 from tests.builders import build_settings
 from tests.fakes import FakeJudge, VerdictFn, make_trace
 from tests.needles import assert_absent

@@ -27,7 +27,8 @@ from pydantic import ValidationError
 from groundwatch.access import parse_grant, tenant_scope
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.processing import finding_scope
-from groundwatch.settings import ApiSettings, Settings
+from groundwatch.sections.api import ApiSettings
+from groundwatch.settings import Settings
 from tests.fakes import make_trace
 from tests.infra import free_port, wait_port
 

@@ -23,7 +23,8 @@ import pytest
 
 from groundwatch.api.app import create_app
 from groundwatch.runtime import Runtime
-from groundwatch.settings import RedisSettings, Settings
+from groundwatch.sections.connections import RedisSettings
+from groundwatch.settings import Settings
 from groundwatch.state.redis_store import RedisClient, redis_client
 from groundwatch.state.slice_ranking import (
     MemorySliceRanking,

@@ -16,7 +16,7 @@ from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.embedded import EmbeddedJudge
 from groundwatch.judges.embedding import build_embedder
-from groundwatch.settings import EmbeddingSettings
+from groundwatch.sections.judging import EmbeddingSettings
 from groundwatch.suite.cases import EvalCase
 from groundwatch.suite.runner import ProbeCache, load_records, run_suite
 

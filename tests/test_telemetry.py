@@ -23,7 +23,7 @@ from groundwatch.observability.telemetry import (
     otlp_traces_url,
     span_context_from_traceparent,
 )
-from groundwatch.settings import OtelSettings
+from groundwatch.sections.connections import OtelSettings
 from groundwatch.state.stores import ResultSink
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"

@@ -26,7 +26,8 @@ from groundwatch.api.app import create_app
 from groundwatch.contract.record import Verdict
 from groundwatch.contract.trace import RagTrace, TraceDecodeError, TraceLimits, decode_trace
 from groundwatch.runtime import Runtime
-from groundwatch.settings import OtelSettings, Settings
+from groundwatch.sections.connections import OtelSettings
+from groundwatch.settings import Settings
 from groundwatch.state.findings import MemoryFindingStore, finding_to_dict
 from groundwatch.state.redis_store import RedisClient, RedisFindingStore, redis_client
 from groundwatch.state.stores import Finding, FindingStore

@@ -20,7 +20,7 @@ from groundwatch.judges.verified import (
 )
 from groundwatch.judges.verified import VerifiedJudge as EmbeddedJudge
 from groundwatch.judges.verifier import VERIFIER_SHA256, ClaimVerifier, shipped_verifier
-from groundwatch.settings import EmbeddingSettings
+from groundwatch.sections.judging import EmbeddingSettings
 from tests.builders import build_rag_trace
 
 

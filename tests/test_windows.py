@@ -10,7 +10,9 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from groundwatch.settings import RedisSettings, Settings, WindowSettings
+from groundwatch.sections.connections import RedisSettings
+from groundwatch.sections.windows import WindowSettings
+from groundwatch.settings import Settings
 from groundwatch.state.bucket_reader import BucketWindows
 from groundwatch.state.buckets import ALL, Baseline, WindowSummary, plan_buckets
 from groundwatch.state.redis_store import RedisClient, RedisWindowStore, redis_client

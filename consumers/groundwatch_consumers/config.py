@@ -12,7 +12,7 @@ import contextlib
 import socket
 from typing import Any
 
-from groundwatch.settings import KafkaSettings
+from groundwatch.sections.connections import KafkaSettings
 
 __all__ = ["KafkaUnavailableError", "any_reachable", "client_config"]
 

@@ -26,7 +26,7 @@ from kafka import KafkaProducer
 from kafka.errors import KafkaError
 
 from groundwatch.contract.record import EvaluationRecord
-from groundwatch.settings import KafkaSettings
+from groundwatch.sections.connections import KafkaSettings
 from groundwatch.state.stores import StoreUnavailableError
 from groundwatch_consumers.config import any_reachable, client_config
 

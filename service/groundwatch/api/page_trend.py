@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
-from groundwatch.settings import WindowSettings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.state.bucket_reader import WindowReader
 from groundwatch.state.buckets import SliceId
 

@@ -46,7 +46,8 @@ from groundwatch.access import (
 )
 from groundwatch.api.origin import otlp_paths
 from groundwatch.api.ratelimit import TokenBucketLimiter
-from groundwatch.settings import ApiSettings, Settings
+from groundwatch.sections.api import ApiSettings
+from groundwatch.settings import Settings
 
 __all__ = [
     "InsecureBindError",

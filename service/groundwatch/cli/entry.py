@@ -62,7 +62,7 @@ def _configure_logging(level: str) -> None:
 
 def _default_judge() -> str:
     """The judge backend the demo and serve run without settings (the settings' default)."""
-    from groundwatch.settings import JudgeSettings
+    from groundwatch.sections.judging import JudgeSettings
 
     return str(JudgeSettings.model_fields["backend"].default)
 

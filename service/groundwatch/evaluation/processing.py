@@ -32,7 +32,7 @@ from groundwatch.evaluation.deadline import GuardedJudge
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.ingest.sampling import Sampler
 from groundwatch.observability.metrics import PipelineMetrics
-from groundwatch.settings import DEFAULT_CASE_TEXT_CHARS
+from groundwatch.sections.windows import DEFAULT_CASE_TEXT_CHARS
 from groundwatch.state.slices import SliceMapper
 from groundwatch.state.stores import (
     Delivery,

@@ -64,7 +64,7 @@ from groundwatch.evaluation.pii_detectors import (
     fold,
     whole_match,
 )
-from groundwatch.settings import RedactionSettings
+from groundwatch.sections.pipeline import RedactionSettings
 
 __all__ = [
     "BUILTIN_KINDS",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 
 from groundwatch.contract.trace import RagTrace
-from groundwatch.settings import SamplingSettings
+from groundwatch.sections.pipeline import SamplingSettings
 
 __all__ = ["Sampler", "sample_point"]
 

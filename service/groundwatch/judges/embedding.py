@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from groundwatch.judges.cancellation import raise_if_cancelled
-from groundwatch.settings import EmbeddingSettings
+from groundwatch.sections.judging import EmbeddingSettings
 
 __all__ = [
     "CALL_COST_TOKENS",

@@ -16,7 +16,8 @@ from typing import Any
 
 from groundwatch.judges.base import Judge
 from groundwatch.judges.embedding import Embedder, build_embedder
-from groundwatch.settings import JudgeSettings, Settings
+from groundwatch.sections.judging import JudgeSettings
+from groundwatch.settings import Settings
 
 __all__ = ["build_judge"]
 

@@ -42,7 +42,7 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 from prometheus_client import CollectorRegistry, Counter
 
 from groundwatch.contract.record import EvaluationRecord
-from groundwatch.settings import OtelSettings
+from groundwatch.sections.connections import OtelSettings
 
 __all__ = [
     "EVALUATION_EVENT",

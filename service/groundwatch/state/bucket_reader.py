@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from groundwatch.contract.trace import MAX_FUTURE_SKEW_S
-from groundwatch.settings import WindowSettings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.state.buckets import (
     ALL,
     SEP,

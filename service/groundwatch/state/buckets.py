@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from groundwatch.contract.record import EvaluationRecord
-from groundwatch.settings import WindowSettings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.state.stores import IngestObservation
 
 __all__ = [
