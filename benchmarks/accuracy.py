@@ -31,7 +31,7 @@ from typing import Any
 from groundwatch.contract.record import EvaluationRecord
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
-from groundwatch.judges.claims import content_words, is_terse
+from groundwatch.judges.claims.extract import content_words, is_terse
 from groundwatch.judges.embedded import EmbeddedJudge
 from groundwatch.judges.embedding import build_embedder
 from groundwatch.judges.factory import build_judge

@@ -18,7 +18,7 @@ import json
 import re
 from pathlib import Path
 
-from groundwatch.judges.claims import extract_claims
+from groundwatch.judges.claims.extract import extract_claims
 
 
 def _words(text: str) -> set[str]:

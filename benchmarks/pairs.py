@@ -107,7 +107,7 @@ def judge_pairs(
 
 def raw_pairs(rows: Sequence[dict[str, Any]]) -> tuple[list[str], list[float], str]:
     """Verdict and support score per pair, from the verifier alone."""
-    from groundwatch.judges.claims import split_sentences
+    from groundwatch.judges.claims.extract import split_sentences
     from groundwatch.judges.evidence_window import evidence_window
     from groundwatch.judges.verifier import ClaimVerifier
 

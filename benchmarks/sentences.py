@@ -25,7 +25,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from groundwatch.judges.sentences import sentence_lines, split_sentences, strip_bullet
+from groundwatch.judges.text.sentences import sentence_lines, split_sentences, strip_bullet
 
 
 def _norm(sentence: str) -> str:

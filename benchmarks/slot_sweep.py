@@ -25,10 +25,10 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from groundwatch.judges.agreement import compare_slots
-from groundwatch.judges.claim_target import ClaimTarget
-from groundwatch.judges.claims import content_words, split_sentences
-from groundwatch.judges.slots import parse_slots
+from groundwatch.judges.claims.extract import content_words, split_sentences
+from groundwatch.judges.claims.target import ClaimTarget
+from groundwatch.judges.values.agreement import compare_slots
+from groundwatch.judges.values.slots import parse_slots
 
 DEFAULT_FILES = (
     "tests/paraphrase_cases.jsonl",

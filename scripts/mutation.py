@@ -83,13 +83,13 @@ TARGETS: dict[str, Target] = {
         "service/groundwatch/state/redis_store.py",
         ("tests/test_windows.py", "tests/test_findings.py"),
     ),
-    # judges/slots.py was split (issue 32): the slot comparison and the value parsing.
+    # judges/values/slots.py was split (issue 32): the slot comparison and the value parsing.
     "slots": Target(
-        "service/groundwatch/judges/agreement.py",
+        "service/groundwatch/judges/values/agreement.py",
         ("tests/test_slots.py", "tests/test_claims.py"),
     ),
     "quantities": Target(
-        "service/groundwatch/judges/quantities.py",
+        "service/groundwatch/judges/values/quantities.py",
         ("tests/test_slots.py", "tests/test_claims.py"),
     ),
 }

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.claim_split import match
-from groundwatch.judges.claims import extract_claims
+from groundwatch.judges.claims.extract import extract_claims
 
 CASES = Path(__file__).with_name("claim_split_cases.jsonl")
 

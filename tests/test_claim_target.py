@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from groundwatch.judges.claim_target import ClaimTarget
+from groundwatch.judges.claims.target import ClaimTarget
 
 
 @pytest.mark.parametrize(

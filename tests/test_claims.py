@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from groundwatch.judges.claims import content_words, extract_claims, is_terse, split_sentences
+from groundwatch.judges.claims.extract import (
+    content_words,
+    extract_claims,
+    is_terse,
+    split_sentences,
+)
 from groundwatch.judges.refusal import is_refusal_sentence
 
 

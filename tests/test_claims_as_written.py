@@ -6,7 +6,7 @@ import pytest
 
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
-from groundwatch.judges.claims import as_written, claim_as_written, extract_claims
+from groundwatch.judges.claims.extract import as_written, claim_as_written, extract_claims
 from groundwatch.judges.embedded import EmbeddedJudge
 from groundwatch.judges.embedding import build_embedder
 from groundwatch.sections.judging import EmbeddingSettings

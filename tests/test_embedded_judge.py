@@ -10,11 +10,11 @@ import pytest
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.base import Judge, JudgeError, TraceJudgement
-from groundwatch.judges.claim_rules import graded_support
-from groundwatch.judges.claim_target import spells
+from groundwatch.judges.claims.target import spells
 from groundwatch.judges.embedded import DEFAULT_RELEVANCE_THRESHOLD, EmbeddedJudge
 from groundwatch.judges.embedding import CachedEmbedder, Vectors, build_embedder
-from groundwatch.judges.word_conflicts import negated_prefix
+from groundwatch.judges.rules.claim_rules import graded_support
+from groundwatch.judges.rules.word_conflicts import negated_prefix
 from groundwatch.sections.judging import EmbeddingSettings
 from tests.builders import build_rag_trace
 
@@ -334,8 +334,8 @@ def test_value_in_wrong_scope_is_not_supported(judge: EmbeddedJudge) -> None:
 
 def test_entity_swap_needs_same_kind_of_name() -> None:
     """r4: a designation with digits ("K4") is no rival for a place name ("Linz")."""
-    from groundwatch.judges.claim_target import ClaimTarget
-    from groundwatch.judges.word_conflicts import entity_swap
+    from groundwatch.judges.claims.target import ClaimTarget
+    from groundwatch.judges.rules.word_conflicts import entity_swap
 
     claim = "The comet was discovered near Linz."
     target = ClaimTarget.build(claim)

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from groundwatch.contract.trace import TraceDecodeError, TraceLimits, decode_trace, validate_trace
 from groundwatch.evaluation.redaction import PiiRedactor
-from groundwatch.judges.claims import extract_claims, split_sentences
+from groundwatch.judges.claims.extract import extract_claims, split_sentences
 
 EXAMPLES = int(os.environ.get("GROUNDWATCH_FUZZ_EXAMPLES", "100"))
 FUZZ = settings(

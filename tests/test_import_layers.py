@@ -114,8 +114,8 @@ def test_a_forbidden_import_fails_the_check(
         ("training/stage1_eval.py", "import training.stage1", ["training layers"]),
         # a circle inside the service, between two sibling modules of one package
         (
-            "service/groundwatch/judges/words.py",
-            "import groundwatch.judges.claims",
+            "service/groundwatch/judges/text/words.py",
+            "import groundwatch.judges.claims.extract",
             ["no import circle"],
         ),
     ],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, generate_latest
 
-from groundwatch.judges.openai import JudgeUsage
+from groundwatch.judges.remote.openai import JudgeUsage
 from groundwatch.observability.judge_collector import JudgeUsageCollector
 from tests.fakes import FakeJudge
 

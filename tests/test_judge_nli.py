@@ -14,9 +14,9 @@ import pytest
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.base import JudgeError, TraceJudgement
+from groundwatch.judges.checked import ValueCheckedJudge
 from groundwatch.judges.factory import build_judge
-from groundwatch.judges.nli import NliJudge, NliLabels, read_nli_labels
-from groundwatch.judges.values import ValueCheckedJudge
+from groundwatch.judges.remote.nli import NliJudge, NliLabels, read_nli_labels
 from groundwatch.sections.judging import JudgeSettings
 from groundwatch.settings import Settings
 from tests.builders import build_rag_trace

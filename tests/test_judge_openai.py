@@ -18,9 +18,9 @@ from pydantic import SecretStr
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.base import JudgeError, TraceJudgement
+from groundwatch.judges.checked import ValueCheckedJudge
 from groundwatch.judges.factory import build_judge
-from groundwatch.judges.openai import JudgeUsage, OpenAIJudge
-from groundwatch.judges.values import ValueCheckedJudge
+from groundwatch.judges.remote.openai import JudgeUsage, OpenAIJudge
 from groundwatch.sections.judging import JudgeSettings
 from groundwatch.settings import Settings
 

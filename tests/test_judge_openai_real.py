@@ -41,7 +41,7 @@ from groundwatch.contract.record import EvaluationRecord, UnscoredReason
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.base import JudgeError, TraceJudgement
-from groundwatch.judges.openai import OpenAIJudge
+from groundwatch.judges.remote.openai import OpenAIJudge
 from groundwatch.observability.judge_collector import JudgeUsageCollector
 
 API_KEY = "sk-llama-test-key"

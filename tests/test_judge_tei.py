@@ -16,9 +16,9 @@ import pytest
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.base import JudgeError, TraceJudgement
+from groundwatch.judges.checked import ValueCheckedJudge
 from groundwatch.judges.factory import build_judge
-from groundwatch.judges.tei import TeiJudge
-from groundwatch.judges.values import ValueCheckedJudge
+from groundwatch.judges.remote.tei import TeiJudge
 from groundwatch.sections.judging import JudgeSettings
 from groundwatch.settings import Settings
 

@@ -1,11 +1,11 @@
-"""Units read with pint (judges/measures.py) and what the value checks make of them."""
+"""Units read with pint (judges/values/measures.py) and what the value checks make of them."""
 
 from __future__ import annotations
 
 import pytest
 
-from groundwatch.judges.measures import measure_of
-from groundwatch.judges.quantities import Quantity, kinds_compatible, parse_quantities
+from groundwatch.judges.values.measures import measure_of
+from groundwatch.judges.values.quantities import Quantity, kinds_compatible, parse_quantities
 
 
 @pytest.mark.parametrize(
@@ -139,7 +139,7 @@ def test_units_read_from_many_threads_at_once() -> None:
     # judge workers are threads; the cache is bypassed so that every call reads pint
     from concurrent.futures import ThreadPoolExecutor
 
-    from groundwatch.judges.measures import _measure
+    from groundwatch.judges.values.measures import _measure
 
     tokens = ["kWh", "mAh", "MPa", "mg/dL", "Gbps", "knots", "in", "has"] * 25
     expected = [_measure(t) for t in tokens]

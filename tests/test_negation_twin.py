@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from groundwatch.judges.negation_twin import negation_twin
+from groundwatch.judges.rules.negation_twin import negation_twin
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from groundwatch.judges.sentences import split_sentences
+from groundwatch.judges.text.sentences import split_sentences
 from tests.modules import load_script
 
 SET = Path(__file__).resolve().parent / "sentences" / "boundaries.jsonl"

@@ -6,11 +6,11 @@ import re
 
 import pytest
 
-from groundwatch.judges.agreement import compare_slots
-from groundwatch.judges.claims import stem
-from groundwatch.judges.polarity import bound_tokens, polarity_negated, related
-from groundwatch.judges.quantities import Quantity, kinds_compatible, same_unit
-from groundwatch.judges.slots import parse_slots
+from groundwatch.judges.claims.extract import stem
+from groundwatch.judges.text.polarity import bound_tokens, polarity_negated, related
+from groundwatch.judges.values.agreement import compare_slots
+from groundwatch.judges.values.quantities import Quantity, kinds_compatible, same_unit
+from groundwatch.judges.values.slots import parse_slots
 
 
 def _conflicts(claim: str, evidence: str) -> list[str]:
@@ -200,7 +200,7 @@ def test_superlative_is_no_bound() -> None:
     assert any("comparative" in c for c in bound.conflicts)
 
 
-# Mutation pass (docs/mutation.md): each test below kills sampled mutants of judges/slots.py
+# Mutation pass (docs/mutation.md): each test below kills sampled mutants of judges/values/slots.py
 # that the tests above let through.
 
 
@@ -587,7 +587,7 @@ def test_the_same_value_for_the_same_thing_agrees(claim: str, evidence: str) -> 
 def test_value_conflicts_are_data_beside_the_messages() -> None:
     """Each number, date and year conflict is also a ValueConflict with both values as written,
     so a caller can restate the claim with the evidence's value."""
-    from groundwatch.judges.agreement import ValueConflict
+    from groundwatch.judges.values.agreement import ValueConflict
 
     check = compare_slots(
         parse_slots("Each bag may weigh up to 32 kg."),

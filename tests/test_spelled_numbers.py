@@ -1,12 +1,12 @@
-"""Numbers of several words read with text2num (judges/spelled.py: numbers_as_digits)."""
+"""Numbers of several words read with text2num (judges/values/spelled.py: numbers_as_digits)."""
 
 from __future__ import annotations
 
 import pytest
 
-from groundwatch.judges.claim_target import ClaimTarget
-from groundwatch.judges.quantities import parse_quantities
-from groundwatch.judges.spelled import number_runs, numbers_as_digits
+from groundwatch.judges.claims.target import ClaimTarget
+from groundwatch.judges.values.quantities import parse_quantities
+from groundwatch.judges.values.spelled import number_runs, numbers_as_digits
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,11 @@
-"""The aligned swap (groundwatch.judges.swap): which claim / evidence pairs are minimal pairs,
+"""The aligned swap (groundwatch.judges.rules.swap): which claim / evidence pairs are minimal pairs,
 and how the claim is restated with the evidence's span."""
 
 from __future__ import annotations
 
 import pytest
 
-from groundwatch.judges.swap import aligned_swap
+from groundwatch.judges.rules.swap import aligned_swap
 
 
 @pytest.mark.parametrize(

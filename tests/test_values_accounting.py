@@ -9,10 +9,11 @@ import pytest
 
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
+from groundwatch.judges.checked import ValueCheckedJudge
+from groundwatch.judges.claims.short_answers import claim_values
 from groundwatch.judges.factory import build_judge
-from groundwatch.judges.values import ValueCheckedJudge, account_values, stated_values
+from groundwatch.judges.values import account_values, stated_values
 from groundwatch.judges.values.names import account_name
-from groundwatch.judges.values.short_answers import claim_values
 from groundwatch.settings import Settings
 
 DOSE = "For adults aged 18 to 65 the daily dose is 20 mg, taken in the morning."

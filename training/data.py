@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from groundwatch.judges.claims import split_sentences
+from groundwatch.judges.claims.extract import split_sentences
 from groundwatch.judges.evidence_window import evidence_window, overlap_scores
 
 SUPPORTED, CONTRADICTED, NOT_FOUND = 0, 1, 2

@@ -21,7 +21,7 @@ import pickle
 import random
 from pathlib import Path
 
-from groundwatch.judges.claims import split_sentences
+from groundwatch.judges.claims.extract import split_sentences
 from training.data import (
     CONTRADICTED,
     FIRST_WRITTEN,

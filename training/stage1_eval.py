@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from groundwatch.judges.claims import split_sentences
+from groundwatch.judges.claims.extract import split_sentences
 from training.data import (
     CONTRADICTED,
     NATURAL_HELD_OUT,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from groundwatch.judges.claims import split_sentences
+from groundwatch.judges.claims.extract import split_sentences
 from training.data import Pair, load_natural
 
 __all__ = [

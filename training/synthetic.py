@@ -26,7 +26,7 @@ import random
 import re
 from collections.abc import Callable, Sequence
 
-from groundwatch.judges.claims import split_sentences
+from groundwatch.judges.claims.extract import split_sentences
 from training.data import CONTRADICTED, NOT_FOUND, SUPPORTED, UNSUPPORTED, Pair
 
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w.]*\d)")
@@ -357,7 +357,7 @@ def swap_word(claim: str, premise: str, pool: Sequence[str], rng: random.Random)
     """One common word the premise states (a noun, verb or adjective: "boy", "sitting") replaced
     by a word from another document: the claim no longer follows (unsupported; a swap may
     contradict or merely not be stated, so both labels are allowed)."""
-    from groundwatch.judges.claims import STOPWORDS
+    from groundwatch.judges.claims.extract import STOPWORDS
 
     stated = [
         m

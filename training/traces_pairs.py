@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from groundwatch.judges.words import content_words
+from groundwatch.judges.text.words import content_words
 from training.data import Pair, _target, windowed
 
 __all__ = ["HELD_OUT_DOMAINS", "TRACES_DIR", "load_trace_pairs", "most_about"]

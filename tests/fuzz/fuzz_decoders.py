@@ -22,7 +22,7 @@ import atheris
 with atheris.instrument_imports(include=["groundwatch"]):
     from groundwatch.contract.trace import TraceDecodeError, TraceLimits, decode_trace
     from groundwatch.evaluation.redaction import PiiRedactor
-    from groundwatch.judges.claims import extract_claims, split_sentences
+    from groundwatch.judges.claims.extract import extract_claims, split_sentences
 
     try:
         from groundwatch.ingest.otlp_decode import OtlpDecodeError, decode_otlp_request

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from groundwatch.contract.record import ClaimResult, ContextResult, EvaluationRecord
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimsJudge, Judge, JudgeError, TraceJudgement
-from groundwatch.judges.claims import claim_as_written
+from groundwatch.judges.claims.extract import claim_as_written
 from groundwatch.observability.log_guard import trace_texts
 
 __all__ = ["JUDGE_BUGS", "Evaluator", "record_from_judgement", "unscored_record"]

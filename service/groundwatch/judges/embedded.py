@@ -6,13 +6,13 @@ Usage::
     judge.load()
     [judgement] = judge.judge_batch([trace])
 
-Per trace: the answer is split into claims (:mod:`groundwatch.judges.claims`); every passage
+Per trace: the answer is split into claims (:mod:`groundwatch.judges.claims.extract`); every passage
 sentence, claim, the question and the answer are embedded in ONE call per batch (the embedder
 caches by content hash, so recurring passages cost nothing). Each claim is aligned to passage
 sentences by IDF-weighted content-word coverage and cosine similarity; the best candidates are
-compared slot by slot (:mod:`groundwatch.judges.agreement`). Verdicts
-(:mod:`groundwatch.judges.claim_rules`; a trace is prepared by
-:mod:`groundwatch.judges.preparation`):
+compared slot by slot (:mod:`groundwatch.judges.values.agreement`). Verdicts
+(:mod:`groundwatch.judges.rules.claim_rules`; a trace is prepared by
+:mod:`groundwatch.judges.claims.preparation`):
 
 * ``supported``: the claim's words are covered by a passage (or it is a close paraphrase of one
   of its sentences) and no slot disagrees; every number, date and year the claim states is there;
@@ -34,19 +34,19 @@ import numpy as np
 
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
-from groundwatch.judges.claim_rules import Vectors, clip, judge_claim
-from groundwatch.judges.claims import is_terse
-from groundwatch.judges.embedding import Embedder
-from groundwatch.judges.measures import load_units
-from groundwatch.judges.preparation import (
+from groundwatch.judges.claims.extract import is_terse
+from groundwatch.judges.claims.preparation import (
     PreparedTrace,
     cited_claims,
     prepare_trace,
     texts_to_embed,
     word_weights,
 )
+from groundwatch.judges.embedding import Embedder
 from groundwatch.judges.refusal import REFUSAL_EXEMPLARS, RefusalDetector
-from groundwatch.judges.words import content_words
+from groundwatch.judges.rules.claim_rules import Vectors, clip, judge_claim
+from groundwatch.judges.text.words import content_words
+from groundwatch.judges.values.measures import load_units
 
 __all__ = [
     "DEFAULT_RELEVANCE_THRESHOLD",

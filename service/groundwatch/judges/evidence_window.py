@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from groundwatch.judges.words import content_words
+from groundwatch.judges.text.words import content_words
 
 __all__ = ["DEFAULT_BUDGET_WORDS", "evidence_window", "overlap_scores"]
 

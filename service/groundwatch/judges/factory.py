@@ -34,7 +34,7 @@ def build_judge(
     settings as configured: a benchmark measuring one backend), its verdicts checked against
     the values its claims state (:class:`~groundwatch.judges.values.ValueCheckedJudge`, the
     same for every backend); raises ``ValueError`` when misconfigured."""
-    from groundwatch.judges.values import ValueCheckedJudge
+    from groundwatch.judges.checked import ValueCheckedJudge
 
     return ValueCheckedJudge(_backend_judge(settings, embedder, backend=backend))
 
@@ -66,7 +66,7 @@ def _backend_judge(
             verdicts=VerdictModel.load(Path(str(path))) if path else None,
         )
     if js.backend == "nli":
-        from groundwatch.judges.nli import NliJudge
+        from groundwatch.judges.remote.nli import NliJudge
 
         if not js.nli_model_dir:
             raise ValueError("judge backend nli needs GROUNDWATCH_JUDGE__NLI_MODEL_DIR")
@@ -81,7 +81,7 @@ def _backend_judge(
             device=str(_opt(js, "nli_device", "cpu")),
         )
     if js.backend == "openai":
-        from groundwatch.judges.openai import OpenAIJudge
+        from groundwatch.judges.remote.openai import OpenAIJudge
 
         if not js.openai_base_url:
             raise ValueError("judge backend openai needs GROUNDWATCH_JUDGE__OPENAI_BASE_URL")
@@ -103,7 +103,7 @@ def _backend_judge(
             json_mode=bool(_opt(js, "openai_json_mode", True)),
         )
     if js.backend == "tei":
-        from groundwatch.judges.tei import TeiJudge
+        from groundwatch.judges.remote.tei import TeiJudge
 
         if not js.tei_url:
             raise ValueError("judge backend tei needs GROUNDWATCH_JUDGE__TEI_URL")

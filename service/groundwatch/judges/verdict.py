@@ -15,7 +15,7 @@ verifier's reading of the minimal pair: that sentence's window against the claim
 the evidence's value, and against the claim as said (``restated_supported``, ``restated_gain``).
 A contradiction is the evidence saying the same thing with another value; a value about
 something else leaves the restated claim unsupported too.
-The aligned swap (``swap_supported``, ``swap_gain``; :mod:`groundwatch.judges.swap`) is the
+The aligned swap (``swap_supported``, ``swap_gain``; :mod:`groundwatch.judges.rules.swap`) is the
 same reading for any other word: the claim with the one span where it differs from its evidence
 sentence put back as the evidence says it.
 The verifier's reading of the claim against its best-aligned sentences alone, without the
@@ -95,7 +95,7 @@ class ClaimFeatures:
     restated_supported: float = 0.0
     #: How much more the window supports the restated claim than the claim itself (-1..1).
     restated_gain: float = 0.0
-    #: The same two for the aligned swap (:mod:`groundwatch.judges.swap`): the claim with the
+    #: The same two for the aligned swap (:mod:`groundwatch.judges.rules.swap`): the claim with the
     #: one differing span of its evidence sentence put back (0 without such a span).
     swap_supported: float = 0.0
     swap_gain: float = 0.0

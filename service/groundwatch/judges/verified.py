@@ -11,19 +11,19 @@ Usage::
     judge.load()
     [judgement] = judge.judge_batch([trace])
 
-Per trace: the answer is split into claims (:mod:`groundwatch.judges.claims`); every passage
+Per trace: the answer is split into claims (:mod:`groundwatch.judges.claims.extract`); every passage
 sentence, claim, the question and the answer are embedded in ONE call per batch (the embedder
 caches by content hash, so recurring passages cost nothing). Each claim is aligned to passage
 sentences by IDF-weighted content-word coverage and cosine similarity. For the best-aligned
 passages an evidence window is cut (:mod:`groundwatch.judges.evidence_window`, the same cut as
 in training) and the claim verifier (:mod:`groundwatch.judges.verifier`, a cross-encoder trained
 by ``training/``) scores every (window, claim) pair of the trace in one call. The code-checked
-value slots (numbers, units, dates, years; :mod:`groundwatch.judges.slots`) of the sentences
+value slots (numbers, units, dates, years; :mod:`groundwatch.judges.values.slots`) of the sentences
 clearly about the same thing are features beside it; a disagreeing value is read again as a
 minimal pair (the claim restated with the evidence's value, and the claim, on that sentence's
 window), so the verifier's support scores, its strong side, tell a contradiction from a value
 about something else; a claim one short span of words away from such a sentence is read the
-same way with the evidence's span put back (the aligned swap, :mod:`groundwatch.judges.swap`).
+same way with the evidence's span put back (the aligned swap, :mod:`groundwatch.judges.rules.swap`).
 The two best-aligned sentences are also read alone (the verifier is surest on short premises).
 Windows are cut only for passages aligned at least ``_WINDOW_SHARE`` as well as the best one.
 The verdict comes from the calibrated model of :mod:`groundwatch.judges.verdict`; negation,
@@ -33,7 +33,7 @@ A cascade skips the model for certain cases: a claim that is a passage's own wor
 verbatim after normalisation) is supported; a claim naming something (a capitalised name) that
 no passage contains is not found; a claim whose words are all in the clause of its best-aligned
 sentence about it, with the negation turned round, is contradicted (the negation twin,
-:mod:`groundwatch.judges.negation_twin`). With a calibration that fits a sentence cascade
+:mod:`groundwatch.judges.rules.negation_twin`). With a calibration that fits a sentence cascade
 (``VerdictModel.sentence_cascade``, c7), the sentences are read first, and a claim that one of
 them alone supports at least that surely, with no disagreeing value and no aligned swap, is
 supported without its windows (the long pairs) being read. ``stats`` counts each path
@@ -54,10 +54,9 @@ import numpy as np
 import numpy.typing as npt
 
 from groundwatch.contract.record import Conflict
-from groundwatch.judges.agreement import ValueConflict, compare_slots
 from groundwatch.judges.base import ClaimJudgement
-from groundwatch.judges.claim_rules import clip, judge_loose, missing_reason, prefilter
-from groundwatch.judges.claim_target import ClaimTarget, fuzzy_in, spells
+from groundwatch.judges.claims.preparation import PreparedTrace, cited_claims, evidence_at
+from groundwatch.judges.claims.target import ClaimTarget, fuzzy_in, spells
 from groundwatch.judges.embedded import (
     DEFAULT_RELEVANCE_THRESHOLD,
     DEFAULT_SUPPORT_THRESHOLD,
@@ -65,10 +64,12 @@ from groundwatch.judges.embedded import (
 )
 from groundwatch.judges.embedding import Embedder
 from groundwatch.judges.evidence_window import evidence_window
-from groundwatch.judges.negation_twin import negation_twin
-from groundwatch.judges.preparation import PreparedTrace, cited_claims, evidence_at
-from groundwatch.judges.slots import parse_slots
-from groundwatch.judges.swap import aligned_swap
+from groundwatch.judges.rules.claim_rules import clip, judge_loose, missing_reason, prefilter
+from groundwatch.judges.rules.negation_twin import negation_twin
+from groundwatch.judges.rules.swap import aligned_swap
+from groundwatch.judges.text.words import as_written
+from groundwatch.judges.values.agreement import ValueConflict, compare_slots
+from groundwatch.judges.values.slots import parse_slots
 from groundwatch.judges.verdict import ClaimFeatures, VerdictModel
 from groundwatch.judges.verifier import (
     CONTRADICTED,
@@ -77,7 +78,6 @@ from groundwatch.judges.verifier import (
     ClaimVerifier,
     shipped_verifier,
 )
-from groundwatch.judges.words import as_written
 
 __all__ = [
     "DEFAULT_RELEVANCE_THRESHOLD",
@@ -464,11 +464,11 @@ class _Alignment:
     #: value, which is what a contradiction is; when not, the value is about something else.
     restated: tuple[str, str] | None = None
     #: (evidence window, the claim with the one differing span of its evidence sentence put
-    #: back: :mod:`groundwatch.judges.swap`): the same reading for words other than values.
+    #: back: :mod:`groundwatch.judges.rules.swap`): the same reading for words other than values.
     swap: tuple[str, str] | None = None
     verbatim: bool = False
     #: (reason, conflict) when the claim is its best sentence's clause with the negation
-    #: turned round (:mod:`groundwatch.judges.negation_twin`): contradicted, no model call.
+    #: turned round (:mod:`groundwatch.judges.rules.negation_twin`): contradicted, no model call.
     twin: tuple[str, Conflict | None] | None = None
     absent: list[str] = field(default_factory=list)  # names found in no passage
     loose: ClaimJudgement | None = None

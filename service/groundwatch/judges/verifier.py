@@ -9,7 +9,9 @@ Usage::
 Input is one (evidence window, claim) pair, encoded ``[CLS] window [SEP] claim [SEP]`` with the
 window truncated first to ``max_length`` tokens (the claim is kept whole), exactly as in training
 (``training/train.py``). Output: calibrated probabilities of supported / contradicted / not found
-(temperature fitted on held-out pairs, see ``docs/verifier.md``). The weights ship inside the
+(temperature fitted on held-out pairs, see ``docs/verifier.md``). ``verifier.model_calls`` counts
+what the ONNX session ran (runs, tokens, seconds inside ``session.run``): ``benchmarks/evaluator``
+reads it to set the judge's time against its model's. The weights ship inside the
 package (``verifier_model/``); their sha256 is pinned here and checked at load, like the
 embedder's; the tokenizer is the one of the all-MiniLM-L6-v2 package it was trained with.
 """
@@ -17,8 +19,11 @@ embedder's; the tokenizer is the one of the all-MiniLM-L6-v2 package it was trai
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -42,6 +47,7 @@ __all__ = [
     "VERIFIER_DIR",
     "VERIFIER_SHA256",
     "ClaimVerifier",
+    "ModelCalls",
     "shipped_verifier",
 ]
 
@@ -63,6 +69,38 @@ def _tokenizer(max_length: int, verify: bool) -> Any:
     tok.no_padding()
     tok.enable_truncation(max_length=max_length, strategy="only_first")
     return tok
+
+
+@dataclass
+class ModelCalls:
+    """What a :class:`ClaimVerifier`'s ONNX session ran since it was built: every
+    ``session.run`` is counted here, in the thread that ran it (one run per pair)."""
+
+    #: ``logits``/``predict`` calls that reached the model (at least one pair)
+    calls: int = 0
+    #: ``session.run`` calls: one per (premise, claim) pair
+    runs: int = 0
+    #: input tokens of those runs (``[CLS] premise [SEP] claim [SEP]``; no padding: alone)
+    tokens: int = 0
+    #: seconds inside ``session.run``, summed over the threads that ran them
+    run_s: float = 0.0
+    #: wall seconds of the ``logits`` calls that reached the model (tokenizing and runs)
+    wall_s: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def snapshot(self) -> ModelCalls:
+        """A copy of the counts now (subtract two for what ran in between)."""
+        with self._lock:
+            return replace(self, _lock=threading.Lock())
+
+    def __sub__(self, other: ModelCalls) -> ModelCalls:
+        return ModelCalls(
+            self.calls - other.calls,
+            self.runs - other.runs,
+            self.tokens - other.tokens,
+            self.run_s - other.run_s,
+            self.wall_s - other.wall_s,
+        )
 
 
 class ClaimVerifier:
@@ -106,6 +144,8 @@ class ClaimVerifier:
         self._session: Any = ort.InferenceSession(
             str(model_path), opts, providers=["CPUExecutionProvider"]
         )
+        #: every session run, counted (benchmarks/evaluator: the judge's time vs its model's)
+        self.model_calls = ModelCalls()
 
     @classmethod
     def shipped(cls, *, verify_sha256: bool = True, threads: int = 0) -> ClaimVerifier:
@@ -143,12 +183,18 @@ class ClaimVerifier:
         tokens) and about 7 % for short pairs (docs/verifier.md, Session 9).
         """
         raise_if_cancelled()  # an abandoned judge call stops here (judges.cancellation)
+        t0 = time.perf_counter()
         # encoded here, in the caller's thread: the tokenizer's truncation is switched per pair
         encoded = [self._encode(premise, claim) for premise, claim in pairs]
         if self._pool is None or len(encoded) < 2:
             rows = [self._run(e) for e in encoded]
         else:
             rows = list(self._pool.map(self._run, encoded))
+        if encoded:
+            calls = self.model_calls
+            with calls._lock:
+                calls.calls += 1
+                calls.wall_s += time.perf_counter() - t0
         return np.array(rows, dtype=np.float32).reshape(len(pairs), 3)
 
     def _run(self, encoded: tuple[list[int], list[int]]) -> FloatArray:
@@ -158,7 +204,14 @@ class ClaimVerifier:
             "attention_mask": np.ones((1, len(ids)), dtype=np.int64),
             "token_type_ids": np.array([types], dtype=np.int64),
         }
+        t0 = time.perf_counter()
         row: FloatArray = self._session.run(None, feeds)[0][0]
+        took = time.perf_counter() - t0
+        calls = self.model_calls
+        with calls._lock:
+            calls.runs += 1
+            calls.tokens += len(ids)
+            calls.run_s += took
         return row
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> FloatArray:

@@ -29,7 +29,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from groundwatch.judges.quantities import Quantity, bounds_compatible, kinds_compatible, same_unit
+from groundwatch.judges.values.quantities import (
+    Quantity,
+    bounds_compatible,
+    kinds_compatible,
+    same_unit,
+)
 from groundwatch.judges.values.stated import StatedValue, stated_values
 
 __all__ = [

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
 
-from groundwatch.judges.entities import entity_spans
+from groundwatch.judges.text.words import content_words
 from groundwatch.judges.values.alignment import (
     AGREE_SLACK,
     CONFLICT_SCORE,
@@ -29,8 +29,8 @@ from groundwatch.judges.values.alignment import (
     attribute_score,
     rarity,
 )
+from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.stated import attribute_at
-from groundwatch.judges.words import content_words
 
 __all__ = ["NameAccount", "account_name"]
 

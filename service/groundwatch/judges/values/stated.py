@@ -5,7 +5,7 @@ Usage::
     [dose] = [v for v in stated_values("For adults the daily dose is 20 mg.") if v.kind == "mass"]
     dose.text, sorted(dose.attribute)   # '20 mg', ['adult', 'daili', 'dose', ...]
 
-A value is a number with its unit kind (:func:`groundwatch.judges.quantities.parse_quantities`:
+A value is a number with its unit kind (:func:`groundwatch.judges.values.quantities.parse_quantities`:
 money, percentages, measures, durations, clock times, counts), a calendar date or a year. Its
 *attribute* is a weight per content-word stem of its sentence: words of its own clause weigh
 most, the nearer the more; words of its segment (up to a semicolon or colon) less; the rest of
@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
 
-from groundwatch.judges.quantities import Quantity, date_spans, parse_quantities
-from groundwatch.judges.spelled import fractions_as_digits, numbers_as_digits, spell_out
-from groundwatch.judges.words import content_words
+from groundwatch.judges.text.words import content_words
+from groundwatch.judges.values.quantities import Quantity, date_spans, parse_quantities
+from groundwatch.judges.values.spelled import fractions_as_digits, numbers_as_digits, spell_out
 
 __all__ = ["Date", "StatedValue", "attribute_at", "stated_values"]
 

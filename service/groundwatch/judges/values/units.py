@@ -8,7 +8,7 @@ Usage::
 
 Each unit maps to its kind and the factor to the kind's base unit (days for durations, metres
 for lengths, kilograms for masses, megabytes for data), so that values written in other units
-compare. The tables are data; the value parsing is :mod:`groundwatch.judges.quantities`.
+compare. The tables are data; the value parsing is :mod:`groundwatch.judges.values.quantities`.
 """
 
 from __future__ import annotations

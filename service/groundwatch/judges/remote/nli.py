@@ -8,7 +8,7 @@ Usage::
 
 How a trace is judged:
 
-* claims come from :func:`groundwatch.judges.claims.extract_claims` (the same as every backend);
+* claims come from :func:`groundwatch.judges.claims.extract.extract_claims` (the same as every backend);
 * for each claim the ``top_k`` passage sentences are picked, by embedding similarity when an
   embedder is given, else by the share of the claim's content words they contain;
 * each (premise = sentence, hypothesis = claim) pair goes through the model, batched across all
@@ -40,7 +40,9 @@ from typing import Any
 import numpy as np
 
 from groundwatch.contract.trace import RagTrace
-from groundwatch.judges._evidence import (
+from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
+from groundwatch.judges.embedding import Embedder
+from groundwatch.judges.remote._evidence import (
     ClaimExtractor,
     PassageSentence,
     SentenceSplitter,
@@ -55,8 +57,6 @@ from groundwatch.judges._evidence import (
     top_k_by_vectors,
     top_k_lexical,
 )
-from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
-from groundwatch.judges.embedding import Embedder
 
 __all__ = ["PROMPT_VERSION", "NliJudge", "NliLabels", "read_nli_labels"]
 

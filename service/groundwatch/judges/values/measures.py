@@ -1,4 +1,4 @@
-"""Units the hand-kept table of :mod:`groundwatch.judges.units` does not hold, read with pint.
+"""Units the hand-kept table of :mod:`groundwatch.judges.values.units` does not hold, read with pint.
 
 Usage::
 
@@ -32,7 +32,7 @@ import unicodedata
 from functools import lru_cache
 from typing import Any
 
-from groundwatch.judges.words import STOPWORDS
+from groundwatch.judges.text.words import STOPWORDS
 
 __all__ = ["UNIT_TOKEN", "load_units", "measure_of"]
 

@@ -5,9 +5,9 @@ Usage::
     slots = parse_slots("Refunds are not accepted after 14 days.")
     slots.negated, [q.text for q in slots.quantities]   # True, ['14 days']
 
-Slots are numbers with units, years and dates (:mod:`groundwatch.judges.quantities`), named
-entities (:mod:`groundwatch.judges.entities`), negation, modality and opposite words
-(:mod:`groundwatch.judges.polarity`). :func:`groundwatch.judges.agreement.compare_slots` compares
+Slots are numbers with units, years and dates (:mod:`groundwatch.judges.values.quantities`), named
+entities (:mod:`groundwatch.judges.values.entities`), negation, modality and opposite words
+(:mod:`groundwatch.judges.text.polarity`). :func:`groundwatch.judges.values.agreement.compare_slots` compares
 a claim's slots with an evidence sentence's.
 """
 
@@ -17,10 +17,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from groundwatch.judges.entities import entity_spans
-from groundwatch.judges.polarity import OPPOSITES, bound_tokens, modality_of, polarity_negated
-from groundwatch.judges.quantities import Quantity, parse_quantities
-from groundwatch.judges.words import content_words
+from groundwatch.judges.text.polarity import OPPOSITES, bound_tokens, modality_of, polarity_negated
+from groundwatch.judges.text.words import content_words
+from groundwatch.judges.values.entities import entity_spans
+from groundwatch.judges.values.quantities import Quantity, parse_quantities
 
 __all__ = ["Slots", "parse_slots"]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from groundwatch.judges.grammar import (
+from groundwatch.judges.text.grammar import (
     SUBORDINATORS,
     VERBS,
     clause_verb,
@@ -27,7 +27,7 @@ from groundwatch.judges.grammar import (
     subject_of,
     verb_phrase,
 )
-from groundwatch.judges.words import word_set
+from groundwatch.judges.text.words import word_set
 
 __all__ = ["finish_claim", "split_conjunctions"]
 

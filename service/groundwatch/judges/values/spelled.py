@@ -17,7 +17,7 @@ import re
 
 from text_to_num import alpha2digit
 
-from groundwatch.judges.units import NUMBER_WORDS, SCALES, UNIT_PATTERN, to_number, unit_of
+from groundwatch.judges.values.units import NUMBER_WORDS, SCALES, UNIT_PATTERN, to_number, unit_of
 
 __all__ = ["fractions_as_digits", "number_runs", "numbers_as_digits", "spell_out"]
 

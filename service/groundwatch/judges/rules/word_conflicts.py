@@ -8,7 +8,7 @@ Usage::
                 "France won the 2018 World Cup.", "Who won in 2018?")
     # -> 'entity mismatch: Germany vs France'
 
-The slot checks (:mod:`groundwatch.judges.agreement`) compare values; these compare the words a
+The slot checks (:mod:`groundwatch.judges.values.agreement`) compare values; these compare the words a
 claim and a sentence about the same thing use for its names and its polarity.
 """
 
@@ -18,9 +18,9 @@ import re
 from collections.abc import Sequence
 
 from groundwatch.contract.record import Conflict
-from groundwatch.judges.claim_target import ClaimTarget, fuzzy_in
-from groundwatch.judges.slots import parse_slots
-from groundwatch.judges.words import content_words
+from groundwatch.judges.claims.target import ClaimTarget, fuzzy_in
+from groundwatch.judges.text.words import content_words
+from groundwatch.judges.values.slots import parse_slots
 
 __all__ = [
     "entity_phrases_ok",

@@ -23,7 +23,7 @@ Protocol (the subset of TEI used; any service speaking it works):
   (``supported`` when the best sentence scores at least ``support_threshold``, else
   ``not_found``; no contradiction can be seen) and ``version`` says ``rerank-only``.
 
-Verdicts with NLI follow :mod:`groundwatch.judges.nli`: the most probable entailment makes a claim
+Verdicts with NLI follow :mod:`groundwatch.judges.remote.nli`: the most probable entailment makes a claim
 ``supported``, a contradiction above ``contradiction_threshold`` makes it ``contradicted`` (the more
 probable of the two wins), otherwise ``not_found``. Requests go through a retrying client
 (timeouts, 429/5xx with backoff, a concurrency limit); traces of a batch run concurrently.
@@ -42,7 +42,8 @@ from typing import Any
 from pydantic import SecretStr
 
 from groundwatch.contract.trace import RagTrace
-from groundwatch.judges._evidence import (
+from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
+from groundwatch.judges.remote._evidence import (
     ClaimExtractor,
     PassageSentence,
     SentenceSplitter,
@@ -53,9 +54,13 @@ from groundwatch.judges._evidence import (
     is_refusal,
     passage_sentences,
 )
-from groundwatch.judges._http import HttpCounters, RetryingHttp, RetryPolicy, judge_concurrently
-from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
-from groundwatch.judges.nli import read_nli_labels
+from groundwatch.judges.remote._http import (
+    HttpCounters,
+    RetryingHttp,
+    RetryPolicy,
+    judge_concurrently,
+)
+from groundwatch.judges.remote.nli import read_nli_labels
 
 __all__ = ["PROMPT_VERSION", "TeiJudge"]
 

@@ -32,7 +32,9 @@ from typing import Any
 from groundwatch.contract.record import Conflict, ConflictKind, Evidence
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement, Judge, JudgeError, TraceJudgement
-from groundwatch.judges.sentences import split_sentences
+from groundwatch.judges.claims.short_answers import claim_values, terse_parts
+from groundwatch.judges.text.sentences import split_sentences
+from groundwatch.judges.text.words import as_written, content_words
 from groundwatch.judges.values.alignment import (
     CONFLICT_SCORE,
     SENTENCE_CONFLICT_SCORE,
@@ -41,9 +43,7 @@ from groundwatch.judges.values.alignment import (
     agrees,
 )
 from groundwatch.judges.values.names import account_name
-from groundwatch.judges.values.short_answers import claim_values, terse_parts
 from groundwatch.judges.values.stated import stated_values
-from groundwatch.judges.words import as_written, content_words
 
 __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
 

@@ -6,8 +6,8 @@ Usage::
     verdict.verdict, verdict.reason   # 'contradicted', 'number mismatch: 14 days vs 30 days'
 
 The claim is aligned to the trace's sentences by IDF-weighted word coverage and cosine; the best
-candidates are compared slot by slot (:mod:`groundwatch.judges.agreement`) and word by word
-(:mod:`groundwatch.judges.word_conflicts`). ``supported`` needs the claim's hard content (names,
+candidates are compared slot by slot (:mod:`groundwatch.judges.values.agreement`) and word by word
+(:mod:`groundwatch.judges.rules.word_conflicts`). ``supported`` needs the claim's hard content (names,
 numbers, dates) and enough of its weighted words in one sentence and its window
 (:func:`graded_support`); ``contradicted`` needs a sentence clearly about the same thing that
 disagrees; anything else is ``not_found``, with the words the passages lack as its reason.
@@ -24,19 +24,24 @@ import numpy as np
 import numpy.typing as npt
 
 from groundwatch.contract.record import Conflict
-from groundwatch.judges.agreement import compare_slots
 from groundwatch.judges.base import ClaimJudgement
-from groundwatch.judges.claim_target import ClaimTarget, fuzzy_in, spells
-from groundwatch.judges.grammar import LIGHT_WORDS
-from groundwatch.judges.preparation import PreparedPassage, PreparedTrace, evidence_at, word_weights
-from groundwatch.judges.slots import parse_slots
-from groundwatch.judges.word_conflicts import (
+from groundwatch.judges.claims.preparation import (
+    PreparedPassage,
+    PreparedTrace,
+    evidence_at,
+    word_weights,
+)
+from groundwatch.judges.claims.target import ClaimTarget, fuzzy_in, spells
+from groundwatch.judges.rules.word_conflicts import (
     entity_phrases_ok,
     entity_rival,
     is_qualifier,
     negated_prefix_pair,
 )
-from groundwatch.judges.words import as_written, stem
+from groundwatch.judges.text.grammar import LIGHT_WORDS
+from groundwatch.judges.text.words import as_written, stem
+from groundwatch.judges.values.agreement import compare_slots
+from groundwatch.judges.values.slots import parse_slots
 
 __all__ = [
     "clip",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from groundwatch.judges.words import word_set
+from groundwatch.judges.text.words import word_set
 
 __all__ = ["sentence_lines", "split_sentences", "strip_bullet", "strip_citations"]
 

@@ -22,11 +22,11 @@ from functools import lru_cache
 
 from groundwatch.contract.record import Evidence
 from groundwatch.contract.trace import RagTrace
-from groundwatch.judges.claims import extract_claims
-from groundwatch.judges.grammar import LIGHT_WORDS, has_verb
-from groundwatch.judges.sentences import split_sentences
-from groundwatch.judges.slots import Slots, parse_slots
-from groundwatch.judges.words import content_words
+from groundwatch.judges.claims.extract import extract_claims
+from groundwatch.judges.text.grammar import LIGHT_WORDS, has_verb
+from groundwatch.judges.text.sentences import split_sentences
+from groundwatch.judges.text.words import content_words
+from groundwatch.judges.values.slots import Slots, parse_slots
 
 __all__ = [
     "PreparedPassage",

@@ -38,15 +38,20 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from groundwatch.contract.record import Evidence
 from groundwatch.contract.trace import RagTrace
-from groundwatch.judges._evidence import (
+from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
+from groundwatch.judges.remote._evidence import (
     approx_tokens,
     content_words,
     default_sentence_splitter,
     evidence_of,
     lexical_overlap,
 )
-from groundwatch.judges._http import HttpCounters, RetryingHttp, RetryPolicy, judge_concurrently
-from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
+from groundwatch.judges.remote._http import (
+    HttpCounters,
+    RetryingHttp,
+    RetryPolicy,
+    judge_concurrently,
+)
 
 __all__ = ["PROMPT_VERSION", "JudgeUsage", "OpenAIJudge"]
 

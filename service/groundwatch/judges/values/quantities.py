@@ -18,10 +18,11 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from groundwatch.judges.entities import entity_spans
-from groundwatch.judges.measures import UNIT_TOKEN, measure_of
-from groundwatch.judges.spelled import fractions_as_digits, numbers_as_digits, spell_out
-from groundwatch.judges.units import (
+from groundwatch.judges.text.words import STOPWORDS, content_words, stem
+from groundwatch.judges.values.entities import entity_spans
+from groundwatch.judges.values.measures import UNIT_TOKEN, measure_of
+from groundwatch.judges.values.spelled import fractions_as_digits, numbers_as_digits, spell_out
+from groundwatch.judges.values.units import (
     CURRENCIES,
     MONTHS,
     NUMBER_PATTERN,
@@ -30,7 +31,6 @@ from groundwatch.judges.units import (
     to_number,
     unit_of,
 )
-from groundwatch.judges.words import STOPWORDS, content_words, stem
 
 __all__ = [
     "Quantity",

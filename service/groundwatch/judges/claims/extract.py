@@ -7,20 +7,20 @@ Usage::
 
 Rules (shared by every judge backend, so that all of them judge the same claims):
 
-* the answer is split into sentences (:mod:`groundwatch.judges.sentences`); citation markers such
+* the answer is split into sentences (:mod:`groundwatch.judges.text.sentences`); citation markers such
   as ``[1]`` are removed;
 * greetings, meta statements ("Based on the documents, ...", "I hope this helps") and hedges
   ("I think") are dropped, keeping the fact they wrap;
 * sentences joined by a conjunction that assert separate facts are split, copying the subject
   when the second part has none ("The plan costs $10 and includes SSO";
-  :mod:`groundwatch.judges.claim_split`);
+  :mod:`groundwatch.judges.claims.split`);
 * a leading pronoun (it, he, she, they, this) is replaced by the subject of the previous claim;
 * a terse answer (a phrase, "Yes", a number) is read together with the question: the claim is
   ``"<question> <answer>"``.
 
 The word and sentence helpers the claims are built on (``content_words``, ``split_sentences``,
-``stem``, ...) live in :mod:`~groundwatch.judges.words`, :mod:`~groundwatch.judges.sentences` and
-:mod:`~groundwatch.judges.grammar`; they are re-exported here for the scripts, benchmarks and
+``stem``, ...) live in :mod:`~groundwatch.judges.text.words`, :mod:`~groundwatch.judges.text.sentences` and
+:mod:`~groundwatch.judges.text.grammar`; they are re-exported here for the scripts, benchmarks and
 training code that import them from this module.
 """
 
@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import re
 
-from groundwatch.judges.claim_split import finish_claim, split_conjunctions
-from groundwatch.judges.grammar import (
+from groundwatch.judges.claims.split import finish_claim, split_conjunctions
+from groundwatch.judges.refusal import is_refusal_sentence
+from groundwatch.judges.text.grammar import (
     AUXILIARIES,
     LIGHT_WORDS,
     PREPOSITIONS,
@@ -41,9 +42,8 @@ from groundwatch.judges.grammar import (
     is_verb,
     subject_of,
 )
-from groundwatch.judges.refusal import is_refusal_sentence
-from groundwatch.judges.sentences import split_sentences, strip_citations
-from groundwatch.judges.words import STOPWORDS, as_written, content_words, stem
+from groundwatch.judges.text.sentences import split_sentences, strip_citations
+from groundwatch.judges.text.words import STOPWORDS, as_written, content_words, stem
 
 __all__ = [
     "LIGHT_WORDS",

@@ -20,17 +20,17 @@ from __future__ import annotations
 import re
 
 from groundwatch.contract.record import Conflict
-from groundwatch.judges.agreement import best_clause
-from groundwatch.judges.claim_target import fuzzy_in
-from groundwatch.judges.claims import terse_claim_parts
-from groundwatch.judges.polarity import (
+from groundwatch.judges.claims.extract import terse_claim_parts
+from groundwatch.judges.claims.target import fuzzy_in
+from groundwatch.judges.text.polarity import (
     negated_words,
     negator_written,
     polarity_negated,
     related,
     word_written,
 )
-from groundwatch.judges.words import content_words, word_set
+from groundwatch.judges.text.words import content_words, word_set
+from groundwatch.judges.values.agreement import best_clause
 
 __all__ = ["negation_twin"]
 

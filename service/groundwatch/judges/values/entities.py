@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 
-from groundwatch.judges.units import MONTHS
-from groundwatch.judges.words import STOPWORDS
+from groundwatch.judges.text.words import STOPWORDS
+from groundwatch.judges.values.units import MONTHS
 
 __all__ = ["entity_spans"]
 

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from groundwatch.judges.words import IRREGULAR_FORMS, STOPWORDS, stem, word_set
+from groundwatch.judges.text.words import IRREGULAR_FORMS, STOPWORDS, stem, word_set
 
 __all__ = [
     "AUXILIARIES",

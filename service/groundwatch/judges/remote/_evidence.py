@@ -6,7 +6,7 @@ Usage::
     best = top_k_lexical(claim, sentences, k=3)           # indexes into ``sentences``
     rel = lexical_overlap(content_words(question), content_words(passage))   # 0..1
 
-Claims and sentences come from :mod:`groundwatch.judges.claims` (shared with the embedded judge),
+Claims and sentences come from :mod:`groundwatch.judges.claims.extract` (shared with the embedded judge),
 so every backend judges the same claims for the same answer. Refusal detection reuses the
 phrase patterns of :mod:`groundwatch.judges.refusal`.
 """
@@ -23,8 +23,8 @@ import numpy.typing as npt
 
 from groundwatch.contract.record import Evidence
 from groundwatch.contract.trace import RagTrace
-from groundwatch.judges import claims
 from groundwatch.judges.base import JudgeError
+from groundwatch.judges.claims import extract as claims
 from groundwatch.judges.refusal import RefusalDetector
 
 __all__ = [

@@ -13,7 +13,7 @@ said by the question, so their attribute is read on the question and the answer 
 
 from __future__ import annotations
 
-from groundwatch.judges.claims import terse_claim_parts
+from groundwatch.judges.claims.extract import terse_claim_parts
 from groundwatch.judges.values.stated import StatedValue, stated_values
 
 __all__ = ["claim_values", "terse_parts"]

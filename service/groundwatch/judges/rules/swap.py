@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from groundwatch.judges.words import STOPWORDS, stem
+from groundwatch.judges.text.words import STOPWORDS, stem
 
 __all__ = ["MAX_SPAN", "MIN_ANCHORS", "POLARITY", "Swap", "aligned_swap"]
 

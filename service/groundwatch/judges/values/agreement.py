@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from groundwatch.contract.record import Conflict
-from groundwatch.judges.polarity import (
+from groundwatch.judges.text.polarity import (
     OPPOSITES,
     modal_written,
     negated_words,
@@ -26,9 +26,14 @@ from groundwatch.judges.polarity import (
     related,
     word_written,
 )
-from groundwatch.judges.quantities import Quantity, bounds_compatible, kinds_compatible, same_unit
-from groundwatch.judges.slots import Slots, parse_slots
-from groundwatch.judges.words import STOPWORDS, content_words
+from groundwatch.judges.text.words import STOPWORDS, content_words
+from groundwatch.judges.values.quantities import (
+    Quantity,
+    bounds_compatible,
+    kinds_compatible,
+    same_unit,
+)
+from groundwatch.judges.values.slots import Slots, parse_slots
 
 __all__ = [
     "SlotCheck",

@@ -7,7 +7,7 @@ Usage::
     negator_written("It is not refundable.")          # 'not'
 
 Cosine similarity cannot see a "not", a "must" or a "lower" where the other text says "higher";
-these are the words the slot checks compare (:mod:`groundwatch.judges.agreement`), and the
+these are the words the slot checks compare (:mod:`groundwatch.judges.values.agreement`), and the
 functions that quote them as written for a finding.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from groundwatch.judges.words import content_words, stem
+from groundwatch.judges.text.words import content_words, stem
 
 __all__ = [
     "NEGATORS",

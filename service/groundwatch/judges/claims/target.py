@@ -16,10 +16,10 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from groundwatch.judges.claims import terse_claim_parts
-from groundwatch.judges.slots import Slots, parse_slots
-from groundwatch.judges.spelled import number_runs
-from groundwatch.judges.words import STOPWORDS, content_words
+from groundwatch.judges.claims.extract import terse_claim_parts
+from groundwatch.judges.text.words import STOPWORDS, content_words
+from groundwatch.judges.values.slots import Slots, parse_slots
+from groundwatch.judges.values.spelled import number_runs
 
 __all__ = ["ClaimTarget", "fuzzy_in", "spells"]
 
