@@ -13,7 +13,11 @@ said by the question, so their attribute is read on the question and the answer 
 
 from __future__ import annotations
 
+from dataclasses import replace
+from types import MappingProxyType
+
 from groundwatch.judges.claims.extract import terse_claim_parts
+from groundwatch.judges.text.words import content_words
 from groundwatch.judges.values.stated import StatedValue, stated_values
 
 __all__ = ["claim_values", "terse_parts"]
@@ -40,9 +44,15 @@ def claim_values(claim: str, question: str, *, short: bool = False) -> tuple[Sta
         return ()
     joined = stated_values(f"{q.rstrip('?').strip()} {answer}")
     texts = [v.text for v in own]
+    # What the value is the value of is what the question asks: the answer's other words
+    # ("Mondays" in "Mondays at 9:30", "per user per month") are the answer's own claims, not
+    # its attribute, so a value given for another attribute is told apart by the question.
+    asked = set(content_words(q))
+    own_words = set(content_words(answer)) - asked
     out: list[StatedValue] = []
     for v in reversed(joined):  # the answer comes last: its values are the last ones
         if v.text in texts:
             texts.remove(v.text)
-            out.append(v)
+            attribute = {s: w for s, w in v.attribute.items() if s not in own_words}
+            out.append(replace(v, attribute=MappingProxyType(attribute or dict(v.attribute))))
     return tuple(reversed(out))

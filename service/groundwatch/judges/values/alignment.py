@@ -229,6 +229,10 @@ def account_one(
         clear = best[0] >= conflict_score and (
             best_agree is None or best[0] - best_agree[0] >= MARGIN
         )
+        if not strict and best_agree is not None:
+            # A short answer whose value the evidence gives for another attribute, clearly
+            # worse aligned with the question than the value it gives for the one asked.
+            clear = clear or (best[0] >= DISPUTE_SCORE and best[0] - best_agree[0] >= MARGIN)
         # A bound ("bags over 32 kg", "up to 8") is no value: another value may sit within it.
         bound = any(v.quantity is not None and v.quantity.bound for v in (value, best[2]))
         # In a sentence, a value the evidence states anywhere (for another attribute, as read
