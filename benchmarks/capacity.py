@@ -552,7 +552,7 @@ def phase_prom(ctx: Ctx) -> None:
         redis=RedisSettings(url=ctx.redis_url, key_prefix=prefix),  # type: ignore[arg-type]
         windows=WindowSettings(slice_keys=["tenant"], top_n=top_n, min_samples=1),
     )
-    store = RedisWindowStore(redis_client(settings), settings)
+    store = RedisWindowStore(redis_client(settings.redis), settings.windows, settings.redis)
     record = EvaluationRecord.model_validate_json(_sample_record())
     now = time.time()
     done = 0
@@ -611,8 +611,8 @@ def phase_evalstore(ctx: Ctx) -> None:
         redis=RedisSettings(url=ctx.redis_url, key_prefix=prefix),  # type: ignore[arg-type]
         windows=WindowSettings(slice_keys=SLICE_KEYS),
     )
-    client = redis_client(settings)
-    store = RedisWindowStore(client, settings)
+    client = redis_client(settings.redis)
+    store = RedisWindowStore(client, settings.windows, settings.redis)
     record = EvaluationRecord.model_validate_json(_sample_record())
     items = [
         (

@@ -203,7 +203,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     settings = Settings(windows=ws)
     t0 = math.floor(time.time() / DAY) * DAY - (args.warmup + args.days) * DAY
     clock = Clock(t0)
-    store = MemoryWindowStore(settings, clock=clock)
+    store = MemoryWindowStore(settings.windows, clock=clock)
     seq = [0]
     shift_at = t0 + (args.warmup + 1) * DAY
     end = t0 + (args.warmup + args.days) * DAY

@@ -29,6 +29,7 @@ from prometheus_client import CollectorRegistry
 
 from groundwatch.sections.connections import KafkaSettings
 from groundwatch.sections.pipeline import SamplingSettings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.settings import Settings
 from groundwatch.state.findings import MemoryFindingStore
 from groundwatch.state.stores import Delivery, IngestObservation
@@ -42,8 +43,8 @@ class TimedWindows(MemoryWindowStore):
     """The in-memory window store (or, with ``count_only``, a set of trace ids), timing the
     first ingest write."""
 
-    def __init__(self, settings: Settings, count_only: bool) -> None:
-        super().__init__(settings)
+    def __init__(self, windows: WindowSettings, count_only: bool) -> None:
+        super().__init__(windows)
         self.count_only = count_only
         self.seen: set[str] = set()
         self.first: float | None = None
@@ -112,8 +113,10 @@ def main() -> None:
             sampling=SamplingSettings(rate=0.0),
         )
         registry = CollectorRegistry()
-        windows = TimedWindows(settings, count_only=args.store == "count")
-        processor = make_processor(settings, windows, MemoryFindingStore(settings), [], registry)
+        windows = TimedWindows(settings.windows, count_only=args.store == "count")
+        processor = make_processor(
+            settings, windows, MemoryFindingStore(settings.findings), [], registry
+        )
         options = ConsumerOptions(handle_signals=False, queue_capacity=4 * args.max_poll_records)
         provider = None
         if args.tracing:

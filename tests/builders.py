@@ -1,14 +1,21 @@
-"""One settings factory and one trace builder for the whole suite (issue 16).
+"""The settings and trace builders of the whole suite (issues 16, 48).
+
+A component takes its own settings section, so a test builds only that section; the whole
+``Settings`` is for tests of the composition root (``Runtime.build``, the CLI).
 
 Usage::
 
-    from tests.builders import build_settings, build_trace, build_rag_trace
+    from tests.builders import build_redis, build_settings, build_trace, build_windows
+    windows = build_windows(DRIFT_WINDOWS, min_samples=5)      # a WindowSettings
+    redis = build_redis(server.url, unique_name)               # a RedisSettings (url, key prefix)
+    store = RedisWindowStore(redis_client(redis), windows, redis)
     settings = build_settings(api={"tokens": ["t" * 24]}, redaction={"mode": "mask"})
     trace = build_trace("t-1", answer="...")              # JSON-ready dict (contract v1)
     rag = build_rag_trace("t-2", ts=1.7e9)                # validated RagTrace
 
-Tests that prefer fixtures ask for ``settings_factory`` / ``trace_factory`` /
-``rag_trace_factory`` (tests/conftest.py), which return these functions.
+Tests that prefer fixtures ask for ``settings_factory`` / ``windows_factory`` /
+``redis_factory`` / ``trace_factory`` / ``rag_trace_factory`` (tests/plugins.py), which return
+these functions.
 """
 
 from __future__ import annotations
@@ -16,14 +23,19 @@ from __future__ import annotations
 from typing import Any
 
 from groundwatch.contract.trace import RagTrace
+from groundwatch.sections.connections import RedisSettings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.settings import Settings
 
 __all__ = [
     "BASE_SETTINGS",
     "DRIFT_WINDOWS",
+    "STORE_WINDOWS",
     "build_rag_trace",
+    "build_redis",
     "build_settings",
     "build_trace",
+    "build_windows",
     "merge",
 ]
 
@@ -47,6 +59,18 @@ DRIFT_WINDOWS: dict[str, Any] = {
     "read_cache_s": 0,
 }
 
+# Window layout of the store tests: one-minute buckets, ten-minute rollups, an hour of fine
+# buckets in two hours kept, 3 samples minimum and 10 histogram bins.
+# ``build_windows(STORE_WINDOWS)``, with overrides merged on top.
+STORE_WINDOWS: dict[str, Any] = {
+    "bucket_s": 60,
+    "rollup_s": 600,
+    "fine_retention_s": 3600,
+    "retention_s": 7200,
+    "min_samples": 3,
+    "histogram_bins": 10,
+}
+
 
 def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     """``base`` updated with ``overrides``, nested dicts merged key by key (not replaced)."""
@@ -63,6 +87,18 @@ def build_settings(base: dict[str, Any] | None = None, **overrides: Any) -> Sett
     """Settings from :data:`BASE_SETTINGS` (or ``base``) with nested ``overrides`` merged in;
     validated like the environment would be, so a bad override fails the test."""
     return Settings.model_validate(merge(BASE_SETTINGS if base is None else base, overrides))
+
+
+def build_windows(base: dict[str, Any] | None = None, **overrides: Any) -> WindowSettings:
+    """The ``windows`` section: the defaults, or ``base`` (e.g. :data:`DRIFT_WINDOWS`), with
+    ``overrides`` merged in; validated, so a bad override fails the test."""
+    return WindowSettings.model_validate(merge(base or {}, overrides))
+
+
+def build_redis(url: str | None = None, prefix: str = "gw", **overrides: Any) -> RedisSettings:
+    """The ``redis`` section for a store on ``url`` (None: no server, e.g. for the memory
+    store's re-delivery horizon) under key prefix ``prefix``, with ``overrides``."""
+    return RedisSettings.model_validate({"url": url, "key_prefix": prefix, **overrides})
 
 
 def build_trace(trace_id: str = "t-1", **overrides: Any) -> dict[str, Any]:

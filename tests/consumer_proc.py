@@ -84,13 +84,13 @@ def main(argv: list[str] | None = None) -> int:
         redis=RedisSettings(url=args.redis_url, key_prefix=args.prefix),
         sampling=SamplingSettings(rate=args.rate),
     )
-    client = redis_client(settings)
+    client = redis_client(settings.redis)
     registry = CollectorRegistry()
     sink = KafkaResultSink.from_settings(settings.kafka)
     processor = make_processor(
         settings,
-        RedisWindowStore(client, settings),
-        RedisFindingStore(client, settings),
+        RedisWindowStore(client, settings.windows, settings.redis),
+        RedisFindingStore(client, settings.findings, settings.redis),
         [sink],
         registry,
         FakeJudge(args.judge_delay),

@@ -3,8 +3,9 @@ factory fixtures and the ``CI=true`` rule that a missing tool fails the run.
 
 Usage::
 
-    def test_x(settings_factory, trace_factory):
-        settings = settings_factory(windows={"min_samples": 5})
+    def test_x(windows_factory, redis_factory, trace_factory):
+        windows = windows_factory(min_samples=5)            # only the section the test needs
+        redis = redis_factory(url, "prefix", dedup_ttl_s=60)
         body = [trace_factory("t-1"), trace_factory("t-2", answer="...")]
 
     CI=true pytest            # "promtool not installed" and the like: failed, not skipped
@@ -19,8 +20,10 @@ from typing import Any
 import pytest
 
 from groundwatch.contract.trace import RagTrace
+from groundwatch.sections.connections import RedisSettings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.settings import Settings
-from tests.builders import build_rag_trace, build_settings, build_trace
+from tests.builders import build_rag_trace, build_redis, build_settings, build_trace, build_windows
 
 # Every skip for a missing tool (promtool, prometheus, chromium, redis-server, ...) says
 # "<tool> not installed"; with CI=true such a skip is a failure, because CI installs them on
@@ -61,8 +64,21 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[Any]:
 
 @pytest.fixture
 def settings_factory() -> Callable[..., Settings]:
-    """:func:`tests.builders.build_settings`: in-memory state, redaction off, overrides merged."""
+    """:func:`tests.builders.build_settings`: the whole Settings, for the composition root
+    (``Runtime.build``, the CLI): in-memory state, redaction off, overrides merged."""
     return build_settings
+
+
+@pytest.fixture
+def windows_factory() -> Callable[..., WindowSettings]:
+    """:func:`tests.builders.build_windows`: the ``windows`` section, overrides merged."""
+    return build_windows
+
+
+@pytest.fixture
+def redis_factory() -> Callable[..., RedisSettings]:
+    """:func:`tests.builders.build_redis`: the ``redis`` section (url, key prefix, overrides)."""
+    return build_redis
 
 
 @pytest.fixture

@@ -97,7 +97,7 @@ def _run(redis_server: RedisServer, prefix: str, stop: signal.Signals, judge_del
         "GROUNDWATCH_REDACTION__MODE": "off",
     }
     settings = build_settings(state="redis", redis={"url": redis_server.url, "key_prefix": prefix})
-    windows = RedisWindowStore(redis_client(settings), settings)
+    windows = RedisWindowStore(redis_client(settings.redis), settings.windows, settings.redis)
     traces = [build_trace(f"{prefix}-{i}") for i in range(N)]
 
     # A slow judge (seconds per call of 4 traces): most of the N are still queued when it goes.

@@ -178,7 +178,7 @@ def test_broker_restarts_lose_nothing_count_nothing_twice_readiness_follows(
     broker, rate = durable_broker, 0.7
     _topics(broker, unique_name)
     settings = _settings(broker, redis_server.url, unique_name, rate)
-    windows = RedisWindowStore(redis_client(settings), settings)
+    windows = RedisWindowStore(redis_client(settings.redis), settings.windows, settings.redis)
     first = [f"{unique_name}-a{i}" for i in range(200)]
     second = [f"{unique_name}-b{i}" for i in range(100)]
     third = [f"{unique_name}-c{i}" for i in range(100)]

@@ -118,7 +118,7 @@ def test_gzip_bomb_on_every_partition_with_a_kill_9_mid_stream(
     offset committed, peak RSS bounded, across a SIGKILL and a restart."""
     _topics(kafka_broker, unique_name)
     settings = _settings(kafka_broker, redis_server.url, unique_name, 1.0)
-    windows = RedisWindowStore(redis_client(settings), settings)
+    windows = RedisWindowStore(redis_client(settings.redis), settings.windows, settings.redis)
     ids = [f"{unique_name}-{i}" for i in range(600)]
     _produce_with_bombs(kafka_broker.bootstrap, unique_name, ids, 3)
     log = tmp_path / "consumer.log"

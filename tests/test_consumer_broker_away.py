@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from groundwatch.sections.connections import KafkaSettings
-from groundwatch.settings import Settings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.state.windows import MemoryWindowStore
 from groundwatch_consumers.kafka_source import ConsumerOptions
 from groundwatch_consumers.results import KafkaResultSink, ResultSinkUnavailableError
@@ -72,7 +72,7 @@ def _add(fake: FakeConsumer, n: int, prefix: str) -> None:
 def test_readiness_follows_the_coordinator_and_commits_wait_for_it() -> None:
     fake = BrokerConsumer()
     _add(fake, 10, "a")
-    consumer, thread, _, _ = _run_consumer(fake, MemoryWindowStore(Settings()))
+    consumer, thread, _, _ = _run_consumer(fake, MemoryWindowStore(WindowSettings()))
     try:
         _wait(lambda: fake.committed() == {TP0: 5, TP1: 5})
         _wait(consumer.ready)
@@ -101,7 +101,7 @@ def test_sigterm_with_the_broker_away_exits_promptly_and_commits_nothing() -> No
         handle_signals=False, poll_timeout_ms=10, backoff_initial_s=0.02, eval_batch=4
     )
     consumer, thread, _, _ = _run_consumer(
-        fake, MemoryWindowStore(Settings()), judge=judge, options=options
+        fake, MemoryWindowStore(WindowSettings()), judge=judge, options=options
     )
     try:
         _wait(lambda: judge.calls >= 1)
@@ -186,7 +186,7 @@ def test_lag_grows_with_arrivals_while_backpressure_pauses_the_partitions() -> N
         lag_refresh_s=0.2,
     )
     consumer, thread, _, registry = _run_consumer(
-        fake, MemoryWindowStore(Settings()), judge=judge, options=options
+        fake, MemoryWindowStore(WindowSettings()), judge=judge, options=options
     )
 
     def lag(reg: CollectorRegistry = registry) -> float:

@@ -95,12 +95,17 @@ def running(
     options: ConsumerOptions | None = None,
 ) -> Iterator[Running]:
     registry = CollectorRegistry()
-    client = redis_client(settings, socket_timeout=1.0)
-    windows = RedisWindowStore(client, settings)
+    client = redis_client(settings.redis, socket_timeout=1.0)
+    windows = RedisWindowStore(client, settings.windows, settings.redis)
     sink = KafkaResultSink.from_settings(settings.kafka)
     judge = FakeJudge(judge_delay_s)
     processor = make_processor(
-        settings, windows, RedisFindingStore(client, settings), [sink], registry, judge
+        settings,
+        windows,
+        RedisFindingStore(client, settings.findings, settings.redis),
+        [sink],
+        registry,
+        judge,
     )
     options = options or ConsumerOptions(
         handle_signals=False, backoff_initial_s=0.1, backoff_max_s=0.5
@@ -275,7 +280,7 @@ def test_kill_9_mid_stream_loses_nothing_counts_nothing_twice(
     _topics(kafka_broker, unique_name)
     server = request.getfixturevalue("redis_server" if backend == "redis" else "redis_cluster")
     settings = _settings(kafka_broker, server.url, unique_name, rate)
-    windows = RedisWindowStore(redis_client(settings), settings)
+    windows = RedisWindowStore(redis_client(settings.redis), settings.windows, settings.redis)
     ids = [f"{unique_name}-{i}" for i in range(600)]
     want = sampled(set(ids), rate)
     produce(kafka_broker.bootstrap, unique_name, ids)

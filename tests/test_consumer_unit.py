@@ -20,6 +20,7 @@ from prometheus_client import CollectorRegistry
 from groundwatch.contract.record import EvaluationRecord
 from groundwatch.sections.connections import KafkaSettings
 from groundwatch.sections.pipeline import SamplingSettings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.settings import Settings
 from groundwatch.state.buckets import ALL
 from groundwatch.state.findings import MemoryFindingStore
@@ -365,8 +366,8 @@ class FakeConsumer:
 class FlakyWindows(MemoryWindowStore):
     """Fails the first ``failures`` evaluation writes, like a Redis that is down."""
 
-    def __init__(self, settings: Settings, failures: int) -> None:
-        super().__init__(settings)
+    def __init__(self, windows: WindowSettings, failures: int) -> None:
+        super().__init__(windows)
         self.failures = failures
 
     def observe_evaluations(
@@ -402,7 +403,9 @@ def _run_consumer(
         sampling=SamplingSettings(rate=rate),
     )
     registry = CollectorRegistry()
-    processor = make_processor(settings, windows, MemoryFindingStore(settings), [], registry, judge)
+    processor = make_processor(
+        settings, windows, MemoryFindingStore(settings.findings), [], registry, judge
+    )
     dlq_producer = FakeProducer()
     consumer = KafkaTraceConsumer(
         settings,
@@ -429,7 +432,7 @@ def _wait(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
 
 def test_consumer_dead_letters_bad_input_and_commits_after_durable() -> None:
     fake = FakeConsumer()
-    windows = MemoryWindowStore(Settings())
+    windows = MemoryWindowStore(WindowSettings())
     provider, exporter = _provider()
     for i in range(6):
         fake.add(
@@ -474,7 +477,7 @@ def test_consumer_dead_letters_bad_input_and_commits_after_durable() -> None:
 
 def test_consumer_pauses_when_judge_is_slow_and_resumes() -> None:
     fake = FakeConsumer()
-    windows = MemoryWindowStore(Settings())
+    windows = MemoryWindowStore(WindowSettings())
     for i in range(40):
         fake.add(TP0 if i % 2 else TP1, json.dumps(make_trace(f"s{i}")).encode())
     options = ConsumerOptions(
@@ -493,7 +496,7 @@ def test_consumer_pauses_when_judge_is_slow_and_resumes() -> None:
 
 def test_consumer_retries_unavailable_store_without_committing() -> None:
     fake = FakeConsumer()
-    windows = FlakyWindows(Settings(), failures=6)
+    windows = FlakyWindows(WindowSettings(), failures=6)
     for i in range(3):
         fake.add(TP0, json.dumps(make_trace(f"r{i}")).encode())
     consumer, thread, _, registry = _run_consumer(fake, windows)
@@ -524,13 +527,15 @@ class _BuggyJudge(FakeJudge):
 def _buggy_consumer(
     fake: FakeConsumer, where: str
 ) -> tuple[KafkaTraceConsumer, FakeProducer, list[Any]]:
-    windows = MemoryWindowStore(Settings())
+    windows = MemoryWindowStore(WindowSettings())
     settings = Settings(
         kafka=KafkaSettings(bootstrap_servers="fake:9092", topic="t", commit_interval_s=0.05)
     )
     registry = CollectorRegistry()
     judge = _BuggyJudge() if where == "judge" else FakeJudge()
-    processor = make_processor(settings, windows, MemoryFindingStore(settings), [], registry, judge)
+    processor = make_processor(
+        settings, windows, MemoryFindingStore(settings.findings), [], registry, judge
+    )
     recorded: list[Any] = []
     real_record = processor.record
 
@@ -657,8 +662,10 @@ def test_consumer_retries_an_unreachable_broker_at_start() -> None:
 
     settings = Settings(kafka=KafkaSettings(bootstrap_servers="fake:9092", topic="t"))
     registry = CollectorRegistry()
-    windows = MemoryWindowStore(settings)
-    processor = make_processor(settings, windows, MemoryFindingStore(settings), [], registry)
+    windows = MemoryWindowStore(settings.windows)
+    processor = make_processor(
+        settings, windows, MemoryFindingStore(settings.findings), [], registry
+    )
     consumer = KafkaTraceConsumer(
         settings,
         processor,

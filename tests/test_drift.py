@@ -132,7 +132,7 @@ def _value(
 def test_collector_absent_below_min_samples_present_above() -> None:
     clock = FakeClock.aligned()
     settings = build_settings(windows=DRIFT_WINDOWS)
-    store = MemoryWindowStore(settings, clock=clock)
+    store = MemoryWindowStore(settings.windows, clock=clock)
     now = clock()
     _feed(store, "r", 10, now - 1000, now - 400, good=True)
     _feed(store, "c", 10, now - 200, now, good=True)
@@ -186,14 +186,14 @@ def test_collector_absent_below_min_samples_present_above() -> None:
 def test_pinned_baseline_is_used_and_exported() -> None:
     clock = FakeClock.aligned()
     settings = build_settings(windows={**DRIFT_WINDOWS, "reference": "pinned"})
-    store = MemoryWindowStore(settings, clock=clock)
+    store = MemoryWindowStore(settings.windows, clock=clock)
     now = clock()
     with pytest.raises(BaselineError):
-        pin_baseline(store, settings, now)
+        pin_baseline(store, settings.windows, now)
     _feed(store, "r", 50, now - 1500, now - 400, good=True)
-    baseline = pin_baseline(store, settings, metric_version="fake/v1")
+    baseline = pin_baseline(store, settings.windows, metric_version="fake/v1")
     assert baseline.slices[ALL].count("scored") == 50
-    shown = show_baseline(store, settings)
+    shown = show_baseline(store)
     assert shown is not None
     assert shown["traces_scored"] == 50
     assert shown["metric_version"] == "fake/v1"
@@ -210,7 +210,7 @@ def test_pinned_baseline_is_used_and_exported() -> None:
         _value(series, "groundwatch_drift_psi", metric="faithfulness", reference="pinned")
         is not None
     )
-    assert clear_baseline(store, settings) is True
+    assert clear_baseline(store) is True
     assert show_baseline(store) is None
     assert build_report(store, settings).reference == "rolling"
 
@@ -222,7 +222,7 @@ class _DownStore(MemoryWindowStore):
 
 def test_scrape_survives_store_outage() -> None:
     settings = build_settings(windows=DRIFT_WINDOWS)
-    series = _scrape(_DownStore(settings), settings)
+    series = _scrape(_DownStore(settings.windows), settings)
     assert _value(series, "groundwatch_window_store_up") == 0
     assert "groundwatch_window_mean" not in series
 
@@ -237,7 +237,7 @@ class _CountingStore(MemoryWindowStore):
 
 def test_registering_does_not_read_the_store() -> None:
     settings = build_settings(windows=DRIFT_WINDOWS)
-    store = _CountingStore(settings)
+    store = _CountingStore(settings.windows)
     # auto_describe: without a describe() the registry would call collect() to learn names
     registry = CollectorRegistry(auto_describe=True)
     registry.register(WindowsCollector(store, settings))

@@ -173,7 +173,7 @@ def test_collector_exports_decision_only_for_the_shifted_tenant() -> None:
     settings = build_settings(
         windows={**DRIFT_WINDOWS, "export_windows_s": {"5m": 300}, "top_n": 50}
     )
-    store = MemoryWindowStore(settings, clock=clock)
+    store = MemoryWindowStore(settings.windows, clock=clock)
     now = clock()
     rng = np.random.default_rng(2)
     tenants = [f"t{i}" for i in range(10)]

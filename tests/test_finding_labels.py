@@ -18,15 +18,17 @@ from fastapi.testclient import TestClient
 from groundwatch.api.app import create_app
 from groundwatch.contract.case import EvalCase
 from groundwatch.runtime import Runtime
-from groundwatch.settings import Settings
+from groundwatch.sections.windows import FindingsSettings
 from groundwatch.state.findings import MemoryFindingStore
 from groundwatch.state.redis_store import RedisFindingStore, redis_client
 from groundwatch.state.stores import Finding, FindingLabel, FindingStore
+from tests.builders import build_redis, build_settings
 from tests.fakes import FakeJudge
 from tests.infra import RedisServer
 from tests.test_page import CHROMIUM, _launch, _serving
 
 TOKEN = "label-token-0123456789"
+API = {"tokens": [TOKEN], "rate_limit_per_s": 0}
 
 
 def _finding(i: int, now: float, tenant: str = "acme") -> Finding:
@@ -45,32 +47,19 @@ def _finding(i: int, now: float, tenant: str = "acme") -> Finding:
     )
 
 
-def _settings(**extra: Any) -> Settings:
-    base: dict[str, Any] = {
-        "state": "memory",
-        "redaction": {"mode": "off"},
-        "api": {"tokens": [TOKEN], "rate_limit_per_s": 0},
-        "windows": {"slice_keys": ["tenant"]},
-    }
-    base.update(extra)
-    return Settings.model_validate(base)
-
-
 @pytest.fixture(params=["memory", "redis", "cluster"])
 def store(request: pytest.FixtureRequest, unique_name: str) -> Iterator[FindingStore]:
     if request.param == "memory":
-        yield MemoryFindingStore(_settings())
+        yield MemoryFindingStore(FindingsSettings())
         return
     # Redis Cluster: the label script touches the data and labels hashes, one hash tag.
     server = request.getfixturevalue(
         "redis_server" if request.param == "redis" else "redis_cluster"
     )
-    settings = _settings(
-        redis={"url": server.url, "key_prefix": unique_name}, findings={"max_items": 5}
-    )
-    client = redis_client(settings)
+    redis = build_redis(server.url, unique_name)
+    client = redis_client(redis)
     try:
-        yield RedisFindingStore(client, settings)
+        yield RedisFindingStore(client, FindingsSettings(max_items=5), redis)
     finally:
         client.close()
 
@@ -116,12 +105,10 @@ def test_a_random_sample_draws_distinct_kept_findings(store: FindingStore) -> No
 def test_trimming_the_oldest_finding_drops_its_label(
     redis_server: RedisServer, unique_name: str
 ) -> None:
-    settings = _settings(
-        redis={"url": redis_server.url, "key_prefix": unique_name}, findings={"max_items": 2}
-    )
-    client = redis_client(settings)
+    redis = build_redis(redis_server.url, unique_name)
+    client = redis_client(redis)
     try:
-        store = RedisFindingStore(client, settings)
+        store = RedisFindingStore(client, FindingsSettings(max_items=2), redis)
         now = time.time()
         store.add([_finding(5, now)])
         assert store.set_label(_finding(5, now).key, FindingLabel("right", now)) is not None
@@ -137,7 +124,7 @@ def _path(key: str) -> str:
 
 
 def test_the_label_route_is_a_guarded_write_and_labels_reach_the_cases_export() -> None:
-    settings = _settings()
+    settings = build_settings(api=API, windows={"slice_keys": ["tenant"]})
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
     now = time.time()
     runtime.findings.add([_finding(i, now) for i in range(3)])
@@ -197,7 +184,12 @@ def test_a_label_given_on_the_page_survives_an_app_restart_on_redis(
         pytest.skip("chromium not installed")
     from playwright.sync_api import sync_playwright
 
-    settings = _settings(state="redis", redis={"url": redis_server.url, "key_prefix": unique_name})
+    settings = build_settings(
+        api=API,
+        windows={"slice_keys": ["tenant"]},
+        state="redis",
+        redis={"url": redis_server.url, "key_prefix": unique_name},
+    )
     now = time.time()
     key = _finding(3, now).key
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)

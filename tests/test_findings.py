@@ -14,7 +14,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from groundwatch.api.findings import findings_router
-from groundwatch.sections.connections import RedisSettings
+from groundwatch.sections.windows import FindingsSettings
 from groundwatch.settings import Settings
 from groundwatch.state.findings import (
     InvalidCursorError,
@@ -27,7 +27,7 @@ from groundwatch.state.findings import (
 from groundwatch.state.redis_store import RedisClient, RedisFindingStore, redis_client
 from groundwatch.state.stores import Finding, FindingPassage, FindingTrace, StoreUnavailableError
 from groundwatch.state.windows import MemoryWindowStore
-from tests.builders import build_settings
+from tests.builders import build_redis, build_settings
 from tests.helpers_windows import FakeClock, obs, record
 from tests.infra import free_port
 
@@ -78,7 +78,7 @@ def make_findings(
 
         def make_memory(max_items: int) -> FStore:
             assert not made, "a second store is a replica: mark the test @pytest.mark.replicas"
-            made.append(MemoryFindingStore(_settings(unique_name, max_items)))
+            made.append(MemoryFindingStore(FindingsSettings(max_items=max_items)))
             return made[0]
 
         yield make_memory
@@ -89,8 +89,9 @@ def make_findings(
     clients: list[RedisClient] = []
 
     def make(max_items: int) -> FStore:
-        clients.append(redis_client(Settings(redis=RedisSettings(url=server.url))))
-        return RedisFindingStore(clients[-1], _settings(unique_name, max_items))
+        clients.append(redis_client(build_redis(server.url)))
+        findings = FindingsSettings(max_items=max_items)
+        return RedisFindingStore(clients[-1], findings, build_redis(prefix=unique_name))
 
     yield make
     for client in clients:
@@ -237,7 +238,7 @@ def test_unreachable_redis_findings_store(unique_name: str) -> None:
     client = redis.Redis(
         host="127.0.0.1", port=free_port(), socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0)
     )
-    store = RedisFindingStore(client, _settings(unique_name))
+    store = RedisFindingStore(client, FindingsSettings(), build_redis(prefix=unique_name))
     assert store.ping() is False
     with pytest.raises(StoreUnavailableError) as exc:
         store.add([finding(1, 1.0)])
@@ -280,8 +281,8 @@ def test_two_replicas_add_each_finding_once(make_findings: Callable[[int], FStor
 def test_http_routes(unique_name: str) -> None:
     settings = _settings(unique_name)
     clock = FakeClock.aligned()  # up to an hour ahead: the store reads the same clock
-    store = MemoryFindingStore(settings, clock=clock)
-    windows = MemoryWindowStore(settings, clock=clock)
+    store = MemoryFindingStore(settings.findings, clock=clock)
+    windows = MemoryWindowStore(settings.windows, clock=clock)
     store.add([finding(i, clock() - i, tenant="acme" if i % 2 else "beta") for i in range(6)])
     windows.observe_ingest([obs(f"t{i}", clock() - 1, {"tenant": "acme"}) for i in range(3)])
     windows.observe_evaluations(

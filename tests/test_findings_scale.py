@@ -27,11 +27,11 @@ from groundwatch.observability.precision_collector import (
     precision_from_counts,
 )
 from groundwatch.runtime import Runtime
-from groundwatch.settings import Settings
+from groundwatch.sections.windows import FindingsSettings
 from groundwatch.state.findings import MemoryFindingStore, finding_to_dict, label_count_keys
 from groundwatch.state.redis_store import RedisClient, RedisFindingStore, redis_client
 from groundwatch.state.stores import LABELS, SCOPE_FILTER, Finding, FindingLabel, LabelCounts
-from tests.builders import build_settings
+from tests.builders import build_redis, build_settings
 from tests.fakes import FakeJudge
 from tests.infra import RedisServer
 
@@ -57,17 +57,6 @@ def _finding(i: int, now: float, version: str = "fake/1") -> Finding:
     )
 
 
-def _settings(prefix: str, max_items: int, url: str | None = None) -> Settings:
-    redis: dict[str, Any] = {"key_prefix": prefix}
-    if url is not None:
-        redis["url"] = url
-    return build_settings(
-        findings={"max_items": max_items},
-        redis=redis,
-        windows={"slice_keys": ["tenant", "intent"]},
-    )
-
-
 @pytest.fixture(params=["memory", "redis", "cluster"])
 def make_store(
     request: pytest.FixtureRequest, unique_name: str
@@ -76,12 +65,13 @@ def make_store(
 
     def make(max_items: int) -> FStore:
         if request.param == "memory":
-            return MemoryFindingStore(_settings(unique_name, max_items))
+            return MemoryFindingStore(FindingsSettings(max_items=max_items))
         server = request.getfixturevalue(
             "redis_server" if request.param == "redis" else "redis_cluster"
         )
-        clients.append(redis_client(_settings(unique_name, max_items, server.url)))
-        return RedisFindingStore(clients[-1], _settings(unique_name, max_items))
+        redis = build_redis(server.url, unique_name)
+        clients.append(redis_client(redis))
+        return RedisFindingStore(clients[-1], FindingsSettings(max_items=max_items), redis)
 
     yield make
     for client in clients:
@@ -130,9 +120,9 @@ def _sent_bytes(client: RedisClient) -> int:
 
 
 def _labelled_store(server: RedisServer, prefix: str, n: int) -> tuple[RedisFindingStore, Any]:
-    settings = _settings(prefix, n, server.url)
-    client = redis_client(settings)
-    store = RedisFindingStore(client, settings)
+    redis = build_redis(server.url, prefix)
+    client = redis_client(redis)
+    store = RedisFindingStore(client, FindingsSettings(max_items=n), redis)
     now = time.time()
     for start in range(0, n, 500):
         store.add([_finding(i, now) for i in range(start, min(n, start + 500))])
@@ -178,10 +168,10 @@ def test_label_counts_survive_a_restart_and_are_rebuilt_when_missing(
         counts = store.label_counts()
         assert counts == _recount(store)
         # a restart: a new process, a new connection, the same Redis
-        settings = _settings(unique_name, 300, redis_server.url)
-        again = redis_client(settings)
+        redis = build_redis(redis_server.url, unique_name)
+        again = redis_client(redis)
         try:
-            restarted = RedisFindingStore(again, settings)
+            restarted = RedisFindingStore(again, FindingsSettings(max_items=300), redis)
             assert restarted.label_counts() == counts
             # a store written by an older version has no count hash: built once, from labels
             again.delete(f"{unique_name}:f:lc")
@@ -214,10 +204,10 @@ class CountingStore(RedisFindingStore):
 
 @pytest.mark.redis
 def test_concurrent_scrapes_share_one_read(redis_server: RedisServer, unique_name: str) -> None:
-    settings = _settings(unique_name, 100, redis_server.url)
-    client = redis_client(settings)
+    redis = build_redis(redis_server.url, unique_name)
+    client = redis_client(redis)
     try:
-        store = CountingStore(client, settings)
+        store = CountingStore(client, FindingsSettings(max_items=100), redis)
         store.add([_finding(i, time.time()) for i in range(10)])
         store.set_label(_finding(3, time.time()).key, FindingLabel("right", time.time()))
         collector = PrecisionCollector(store, judge_version="fake/1")
@@ -310,10 +300,10 @@ def test_two_filters_read_the_page_not_every_finding(
     redis_server: RedisServer, unique_name: str
 ) -> None:
     n = 3000
-    settings = _settings(unique_name, n, redis_server.url)
-    client = redis_client(settings)
+    redis = build_redis(redis_server.url, unique_name)
+    client = redis_client(redis)
     try:
-        store = RedisFindingStore(client, settings)
+        store = RedisFindingStore(client, FindingsSettings(max_items=n), redis)
         now = time.time()
         for start in range(0, n, 500):
             store.add([_finding(i, now) for i in range(start, start + 500)])
@@ -360,8 +350,8 @@ def test_a_scope_filter_reads_its_own_index(make_store: Callable[[int], FStore])
 def test_findings_stored_before_join_their_scope_index(
     redis_server: RedisServer, unique_name: str
 ) -> None:
-    settings = _settings(unique_name, 100, redis_server.url)
-    client = redis_client(settings)
+    redis = build_redis(redis_server.url, unique_name)
+    client = redis_client(redis)
     try:
         now = time.time()
         for i in range(
@@ -370,7 +360,7 @@ def test_findings_stored_before_join_their_scope_index(
             f = replace(_finding(i, now), scope="s-a")
             client.hset(f"{unique_name}:f:data", f.key, json.dumps(finding_to_dict(f)))
             client.zadd(f"{unique_name}:f:idx", {f.key: f.ts})
-        store = RedisFindingStore(client, settings)
+        store = RedisFindingStore(client, FindingsSettings(max_items=100), redis)
         store.add([replace(_finding(10, now), scope="s-a")])
         assert store.page(slice_filter={SCOPE_FILTER: "s-a"}).total == 6
     finally:

@@ -43,7 +43,7 @@ def _demo_table() -> tuple[str, object]:
             min_samples=5, bucket_s=10, current_window_s=600, reference_window_s=2400
         )
     )
-    store = MemoryWindowStore(settings, clock=lambda: clock[0])
+    store = MemoryWindowStore(settings.windows, clock=lambda: clock[0])
     now = clock[0]
     items = [
         (

@@ -47,7 +47,9 @@ def direct_windows(redis_url: str, settings: Settings) -> RedisWindowStore:
     direct = settings.model_copy(
         update={"redis": settings.redis.model_copy(update={"url": SecretStr(redis_url)})}
     )
-    return RedisWindowStore(redis_client(direct, socket_timeout=2.0), direct)
+    return RedisWindowStore(
+        redis_client(direct.redis, socket_timeout=2.0), direct.windows, direct.redis
+    )
 
 
 def _metric(run_registry: object, name: str) -> float:

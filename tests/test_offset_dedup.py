@@ -14,33 +14,28 @@ import pytest
 import redis
 
 from groundwatch.sections.connections import RedisSettings
-from groundwatch.settings import Settings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.state.buckets import ALL
 from groundwatch.state.redis_store import RedisWindowStore, redis_client
 from groundwatch.state.stores import Delivery, IngestObservation
 from groundwatch.state.windows import MemoryWindowStore
+from tests.builders import build_redis
 from tests.infra import KafkaBroker, RedisServer
 from tests.test_consumer_kafka import counts, produce, running, sampled, wait_for
 
 WindowStoreT = MemoryWindowStore | RedisWindowStore
 
 
-def _settings(url: str | None, prefix: str, window: int = 10) -> Settings:
-    return Settings(
-        redis=RedisSettings(url=url, key_prefix=prefix, resend_window_offsets=window),
-    )
-
-
 @pytest.fixture(params=["memory", "redis", "cluster"])
 def store(request: pytest.FixtureRequest, unique_name: str) -> Iterator[WindowStoreT]:
     if request.param == "memory":
-        yield MemoryWindowStore(_settings(None, unique_name))
+        yield MemoryWindowStore(WindowSettings(), resend_window_offsets=10)
         return
     server = request.getfixturevalue(
         "redis_server" if request.param == "redis" else "redis_cluster"
     )
-    settings = _settings(server.url, unique_name)
-    yield RedisWindowStore(redis_client(settings), settings)
+    keys = build_redis(server.url, unique_name, resend_window_offsets=10)
+    yield RedisWindowStore(redis_client(keys), WindowSettings(), keys)
 
 
 def _obs(trace_id: str) -> IngestObservation:
@@ -130,9 +125,9 @@ def test_a_reset_log_forgets_nothing(store: WindowStoreT) -> None:
 def test_http_markers_live_for_the_redelivery_horizon(
     redis_server: RedisServer, unique_name: str
 ) -> None:
-    assert Settings().redis.dedup_ttl_s == 86400
-    settings = Settings(redis=RedisSettings(url=redis_server.url, key_prefix=unique_name))
-    store = RedisWindowStore(redis_client(settings), settings)
+    assert RedisSettings().dedup_ttl_s == 86400
+    keys = build_redis(redis_server.url, unique_name)
+    store = RedisWindowStore(redis_client(keys), WindowSettings(), keys)
     assert store.observe_ingest([_obs("http-1")]) == [True]
     client = redis.Redis.from_url(redis_server.url)
     ttl = int(client.ttl(f"{unique_name}:d:i:http-1"))

@@ -68,8 +68,8 @@ def _serving(app: FastAPI) -> Iterator[str]:
 @pytest.fixture
 def page_url() -> Iterator[str]:
     settings = Settings(windows=WindowSettings(slice_keys=["tenant"], min_samples=5))
-    findings = MemoryFindingStore(settings)
-    windows = MemoryWindowStore(settings)
+    findings = MemoryFindingStore(settings.findings)
+    windows = MemoryWindowStore(settings.windows)
     now = windows.now()
     findings.add([_finding(i, now) for i in range(60)])
     windows.observe_evaluations(

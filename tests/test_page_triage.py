@@ -61,8 +61,8 @@ def _finding(i: int, now: float) -> Finding:
 @pytest.fixture
 def filter_url() -> Iterator[str]:
     settings = Settings(windows=WindowSettings(slice_keys=["tenant"], min_samples=5))
-    findings = MemoryFindingStore(settings)
-    windows = MemoryWindowStore(settings)
+    findings = MemoryFindingStore(settings.findings)
+    windows = MemoryWindowStore(settings.windows)
     findings.add([_finding(i, windows.now()) for i in range(60)])
     app = FastAPI()
     app.include_router(findings_router(findings, windows, settings))
@@ -228,8 +228,8 @@ def test_drift_rows_show_samples_q_value_and_what_an_untested_slice_needs() -> N
             reference_window_s=2400,
         )
     )
-    windows = MemoryWindowStore(settings, clock=lambda: clock[0])
-    findings = MemoryFindingStore(settings)
+    windows = MemoryWindowStore(settings.windows, clock=lambda: clock[0])
+    findings = MemoryFindingStore(settings.findings)
     now = clock[0]
     items = []
     for i in range(60):  # reference: faithful answers, in both tenants

@@ -146,7 +146,7 @@ def _server(settings: Settings, sink: CapturingSink) -> Iterator[str]:
 
 def _redis_dump(settings: Settings) -> str:
     """Every key under the prefix and every value it holds, decoded, as one text."""
-    client: Any = redis_client(settings)
+    client: Any = redis_client(settings.redis)
     parts: list[str] = []
     for key in client.scan_iter(f"{settings.redis.key_prefix}:*"):
         kind = client.type(key).decode()

@@ -59,11 +59,16 @@ def consumer(
     settings: Settings, judge: FakeJudge, extra: Sequence[ResultSink] = ()
 ) -> Iterator[tuple[KafkaTraceConsumer, CollectorRegistry, RedisWindowStore, threading.Thread]]:
     registry = CollectorRegistry()
-    client = redis_client(settings, socket_timeout=1.0)
-    windows = RedisWindowStore(client, settings)
+    client = redis_client(settings.redis, socket_timeout=1.0)
+    windows = RedisWindowStore(client, settings.windows, settings.redis)
     sink = KafkaResultSink.from_settings(settings.kafka)
     processor = make_processor(
-        settings, windows, RedisFindingStore(client, settings), [sink, *extra], registry, judge
+        settings,
+        windows,
+        RedisFindingStore(client, settings.findings, settings.redis),
+        [sink, *extra],
+        registry,
+        judge,
     )
     options = ConsumerOptions(handle_signals=False, backoff_initial_s=0.1, backoff_max_s=0.5)
     running = KafkaTraceConsumer(settings, processor, registry, options=options)

@@ -374,9 +374,9 @@ def test_tenant_bound_scans_are_bounded_and_busy_is_a_retriable_503() -> None:
     import threading
 
     from groundwatch.api import tenancy
+    from groundwatch.sections.windows import FindingsSettings
     from groundwatch.state.findings import MemoryFindingStore
     from groundwatch.state.stores import FindingPage, StoreUnavailableError
-    from tests.builders import build_settings
 
     release = threading.Event()
 
@@ -385,9 +385,7 @@ def test_tenant_bound_scans_are_bounded_and_busy_is_a_retriable_503() -> None:
             release.wait(10)
             return super().page(**kwargs)
 
-    view = tenancy.TenantFindingView(
-        _Slow(build_settings({"state": "memory"})), max_scans=1, wait_s=0.2
-    )
+    view = tenancy.TenantFindingView(_Slow(FindingsSettings()), max_scans=1, wait_s=0.2)
 
     def bound_read() -> None:
         token = tenancy._TENANT.set("acme")

@@ -23,8 +23,6 @@ import pytest
 
 from groundwatch.api.app import create_app
 from groundwatch.runtime import Runtime
-from groundwatch.sections.connections import RedisSettings
-from groundwatch.settings import Settings
 from groundwatch.state.redis_store import RedisClient, redis_client
 from groundwatch.state.slice_ranking import (
     MemorySliceRanking,
@@ -35,7 +33,7 @@ from groundwatch.state.slice_ranking import (
 )
 from groundwatch.state.slices import OTHER, SliceMapper
 from groundwatch.state.stores import StoreUnavailableError
-from tests.builders import build_settings, build_trace
+from tests.builders import build_redis, build_settings, build_trace
 from tests.fakes import FakeJudge
 from tests.infra import free_port, wait_port
 
@@ -71,7 +69,7 @@ def make_ranking(request: pytest.FixtureRequest, unique_name: str) -> Iterator[M
     clients: list[RedisClient] = []
 
     def make(top_n: int) -> SliceRanking:
-        client = redis_client(Settings(redis=RedisSettings(url=server.url)))
+        client = redis_client(build_redis(server.url))
         clients.append(client)
         return RedisSliceRanking(client, unique_name, top_n, WINDOW_S)
 
@@ -120,7 +118,7 @@ def test_replicas_agree_on_the_admitted_set(
     param: str, request: pytest.FixtureRequest, unique_name: str
 ) -> None:
     server = request.getfixturevalue("redis_server" if param == "redis" else "redis_cluster")
-    clients = [redis_client(Settings(redis=RedisSettings(url=server.url))) for _ in range(2)]
+    clients = [redis_client(build_redis(server.url)) for _ in range(2)]
     try:
         clock = Clock(T0)
         one, two = (
@@ -148,7 +146,7 @@ def test_near_equal_volumes_do_not_swap_labels_every_period() -> None:
 def test_memory_and_redis_rank_alike(redis_server: Any, unique_name: str) -> None:
     """The Python ranking and the Lua script decide the same sets on one random stream, with
     floods of distinct values that overflow the sketches (Space-Saving evictions)."""
-    client = redis_client(Settings(redis=RedisSettings(url=redis_server.url)))
+    client = redis_client(build_redis(redis_server.url))
     try:
         top_n = 4
         memory = MemorySliceRanking(top_n, WINDOW_S)
@@ -172,7 +170,7 @@ def test_memory_and_redis_rank_alike(redis_server: Any, unique_name: str) -> Non
 
 
 def test_a_flood_of_distinct_values_stays_bounded(redis_server: Any, unique_name: str) -> None:
-    client = redis_client(Settings(redis=RedisSettings(url=redis_server.url)))
+    client = redis_client(build_redis(redis_server.url))
     try:
         top_n = 3
         ranking = RedisSliceRanking(client, unique_name, top_n, WINDOW_S)

@@ -27,11 +27,12 @@ from groundwatch.contract.record import Verdict
 from groundwatch.contract.trace import RagTrace, TraceDecodeError, TraceLimits, decode_trace
 from groundwatch.runtime import Runtime
 from groundwatch.sections.connections import OtelSettings
+from groundwatch.sections.windows import FindingsSettings
 from groundwatch.settings import Settings
 from groundwatch.state.findings import MemoryFindingStore, finding_to_dict
 from groundwatch.state.redis_store import RedisClient, RedisFindingStore, redis_client
 from groundwatch.state.stores import Finding, FindingStore
-from tests.builders import build_settings, build_trace
+from tests.builders import build_redis, build_settings, build_trace
 from tests.fakes import FakeJudge
 from tests.infra import KafkaBroker, RedisClusterServers, RedisServer, free_port, wait_port
 from tests.otlp_support import json_body, record_rag_spans
@@ -240,7 +241,7 @@ def test_a_finding_stored_in_redis_with_year_10000_is_still_served(
 ) -> None:
     settings = _redis_settings(redis_server.url, unique_name)
     forged = _finding(1, YEAR_10000_TS)
-    client = redis_client(settings)
+    client = redis_client(settings.redis)
     try:
         _store_as_before(client, unique_name, forged)
         with serving(settings) as service:
@@ -252,7 +253,7 @@ def test_a_finding_stored_in_redis_with_year_10000_is_still_served(
 def test_a_finding_kept_in_memory_with_year_10000_is_still_served(unique_name: str) -> None:
     # Only a clock past year 9999 lets the memory store keep it now; what is kept is served.
     settings = build_settings(windows={"slice_keys": ["tenant"]})
-    store = MemoryFindingStore(settings, clock=lambda: YEAR_10000_TS + 1)
+    store = MemoryFindingStore(settings.findings, clock=lambda: YEAR_10000_TS + 1)
     forged = _finding(1, YEAR_10000_TS)
     assert store.add([forged]) == 1
     with serving(settings, findings=store) as service:
@@ -272,16 +273,16 @@ def make_store(
     clients: list[RedisClient] = []
 
     def make(max_items: int) -> tuple[FStore, RedisClient | None]:
-        settings = build_settings(
-            findings={"max_items": max_items}, redis={"key_prefix": unique_name}
-        )
+        findings = FindingsSettings(max_items=max_items)
         if request.param == "memory":
-            return MemoryFindingStore(settings), None
+            return MemoryFindingStore(findings), None
         server: RedisServer | RedisClusterServers = request.getfixturevalue(
             "redis_server" if request.param == "redis" else "redis_cluster"
         )
-        clients.append(redis_client(build_settings(redis={"url": server.url})))
-        return RedisFindingStore(clients[-1], settings), clients[-1]
+        clients.append(redis_client(build_redis(server.url)))
+        return RedisFindingStore(clients[-1], findings, build_redis(prefix=unique_name)), clients[
+            -1
+        ]
 
     yield make
     for client in clients:
@@ -320,15 +321,13 @@ def test_a_full_store_keeps_a_late_finding_and_drops_the_one_received_first(
 def test_findings_forged_before_the_upgrade_are_dropped_first(
     redis_server: RedisServer, unique_name: str
 ) -> None:
-    settings = build_settings(
-        findings={"max_items": 50}, redis={"url": redis_server.url, "key_prefix": unique_name}
-    )
-    client = redis_client(settings)
+    redis = build_redis(redis_server.url, unique_name)
+    client = redis_client(redis)
     try:
         year_2099 = datetime(2099, 1, 1, tzinfo=UTC).timestamp()
         for i in range(50):
             _store_as_before(client, unique_name, _finding(i, year_2099 + i))
-        store = RedisFindingStore(client, settings)
+        store = RedisFindingStore(client, FindingsSettings(max_items=50), redis)
         now = time.time()
         assert store.add([_finding(100 + i, now - 100 + i) for i in range(50)]) == 50
         page = store.page(limit=100, slice_filter={"tenant": "acme"})

@@ -26,14 +26,16 @@ from groundwatch.observability.precision_collector import (
     wilson_interval,
 )
 from groundwatch.runtime import Runtime
-from groundwatch.settings import Settings
+from groundwatch.sections.windows import FindingsSettings
 from groundwatch.state.findings import MemoryFindingStore
 from groundwatch.state.stores import Finding, FindingLabel
+from tests.builders import build_settings
 from tests.fakes import FakeJudge
 from tests.infra import _stop, free_port, wait_port
 from tests.test_page import CHROMIUM, _launch, _serving
 
 TOKEN = "precision-token-0123456789"
+API = {"tokens": [TOKEN], "rate_limit_per_s": 0}
 VERSION = FakeJudge().version
 
 
@@ -50,17 +52,6 @@ def _finding(i: int, now: float, tenant: str, version: str = VERSION) -> Finding
         reason="value",
         metric_version=version,
         slices={"tenant": tenant},
-    )
-
-
-def _settings() -> Settings:
-    return Settings.model_validate(
-        {
-            "state": "memory",
-            "redaction": {"mode": "off"},
-            "api": {"tokens": [TOKEN], "rate_limit_per_s": 0},
-            "windows": {"slice_keys": ["tenant"]},
-        }
     )
 
 
@@ -96,7 +87,7 @@ def test_precision_counts_right_and_wrong_per_slice_of_this_judge_version_only()
 
 
 def test_the_collector_exports_precision_bounds_and_counts_and_nothing_without_labels() -> None:
-    store = MemoryFindingStore(_settings())
+    store = MemoryFindingStore(FindingsSettings())
     now = time.time()
     store.add([_finding(i, now, "acme") for i in range(3)])
     registry = CollectorRegistry()
@@ -116,7 +107,7 @@ def test_the_collector_exports_precision_bounds_and_counts_and_nothing_without_l
 
 
 def test_the_page_says_when_measured_precision_is_low_and_offers_a_random_sample() -> None:
-    settings = _settings()
+    settings = build_settings(api=API, windows={"slice_keys": ["tenant"]})
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
     now = time.time()
     runtime.findings.add([_finding(i, now, "acme") for i in range(150)])
@@ -175,7 +166,7 @@ def app_and_prometheus(tmp_path: Path) -> Iterator[tuple[str, str]]:
     binary = shutil.which("prometheus")
     if binary is None:
         pytest.skip("prometheus not installed")
-    settings = _settings()
+    settings = build_settings(api=API, windows={"slice_keys": ["tenant"]})
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
     now = time.time()
     runtime.findings.add([_finding(i, now, "acme" if i % 2 else "beta") for i in range(6)])

@@ -90,8 +90,8 @@ def test_a_lease_is_never_held_twice_and_passes_on_when_not_renewed(
 ) -> None:
     settings = Settings(redis={"url": redis_server.url})
     key = f"{unique_name}:lease"
-    a = RedisExportLease(redis_client(settings), key, ttl_s=1.0)
-    b = RedisExportLease(redis_client(settings), key, ttl_s=1.0)
+    a = RedisExportLease(redis_client(settings.redis), key, ttl_s=1.0)
+    b = RedisExportLease(redis_client(settings.redis), key, ttl_s=1.0)
     assert a.renew() is True
     assert b.renew() is False
     assert (a.held(), b.held()) == (True, False)
@@ -173,7 +173,7 @@ class _CountingStore(MemoryWindowStore):
 
 def test_concurrent_scrapes_cost_one_report_and_one_rendering() -> None:
     settings = Settings(windows={"report_refresh_s": 60, "min_samples": 1, "top_n": 50})
-    store = _CountingStore(settings)
+    store = _CountingStore(settings.windows)
     store.observe_ingest(
         [
             IngestObservation(f"t-{i}", time.time(), {"tenant": f"v{i}"}, True, 0.5, 2, 100)
@@ -215,7 +215,7 @@ def _reset_counts() -> None:
 
 def test_a_refreshed_report_is_rendered_before_a_scrape_serves_it() -> None:
     settings = Settings(windows={"report_refresh_s": 0.2, "min_samples": 1})
-    store = MemoryWindowStore(settings)
+    store = MemoryWindowStore(settings.windows)
     store.observe_ingest([IngestObservation("t-1", time.time(), {}, True, 0.5, 2, 100)])
     export = WindowExport(WindowsCollector(store, settings))
     export.exposition()

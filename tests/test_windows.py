@@ -10,16 +10,14 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from groundwatch.sections.connections import RedisSettings
 from groundwatch.sections.windows import WindowSettings
-from groundwatch.settings import Settings
 from groundwatch.state.bucket_reader import BucketWindows
 from groundwatch.state.buckets import ALL, Baseline, WindowSummary, plan_buckets
 from groundwatch.state.redis_store import RedisClient, RedisWindowStore, redis_client
 from groundwatch.state.slice_ranking import RedisSliceRanking
 from groundwatch.state.stores import StoreUnavailableError
 from groundwatch.state.windows import MemoryWindowStore
-from tests.builders import build_settings
+from tests.builders import STORE_WINDOWS, build_redis, build_windows
 from tests.helpers_windows import FakeClock, obs, record
 from tests.infra import RedisClusterServers, RedisServer, free_port
 
@@ -31,18 +29,9 @@ MEMORY_IS_PROCESS_LOCAL = (
 MakeStore = Callable[[], Store]
 
 
-def _settings(prefix: str) -> Settings:
-    return build_settings(
-        windows={
-            "bucket_s": 60,
-            "rollup_s": 600,
-            "fine_retention_s": 3600,
-            "retention_s": 7200,
-            "min_samples": 3,
-            "histogram_bins": 10,
-        },
-        redis={"key_prefix": prefix, "dedup_ttl_s": 3600},
-    )
+#: The stores' windows (one-minute buckets, ten-minute rollups) and re-delivery horizon.
+WINDOWS = build_windows(STORE_WINDOWS)
+DEDUP_TTL_S = 3600
 
 
 @pytest.fixture
@@ -59,11 +48,10 @@ def make_store(
     Redis Cluster). The MemoryWindowStore is process-local by design (docs/metrics.md: each
     replica keeps its own windows), so it cannot stand for two replicas: tests marked
     ``replicas`` skip it, and any other test gets it once."""
-    settings = _settings(unique_name)
     if request.param == "memory":
         if request.node.get_closest_marker("replicas"):
             pytest.skip(MEMORY_IS_PROCESS_LOCAL)
-        memory = MemoryWindowStore(settings, clock=clock)
+        memory = MemoryWindowStore(WINDOWS, clock=clock, dedup_ttl_s=DEDUP_TTL_S)
         made: list[Store] = []
 
         def make_memory() -> Store:
@@ -79,9 +67,10 @@ def make_store(
     clients: list[RedisClient] = []
 
     def make() -> Store:
-        client = redis_client(Settings(redis=RedisSettings(url=server.url)))
+        client = redis_client(build_redis(server.url))
         clients.append(client)
-        return RedisWindowStore(client, settings, clock=clock)
+        keys = build_redis(prefix=unique_name, dedup_ttl_s=DEDUP_TTL_S)
+        return RedisWindowStore(client, WINDOWS, keys, clock=clock)
 
     yield make
     for client in clients:
@@ -144,7 +133,7 @@ def test_current_and_reference_ranges_do_not_overlap(
 
 
 def test_long_ranges_read_coarse_buckets() -> None:
-    ws = _settings("x").windows
+    ws = WINDOWS
     now = 100_000.0
     plan = plan_buckets(now - 3000, now, now, ws)
     coarse = [k for k in plan if k[0] == "c"]
@@ -156,7 +145,7 @@ def test_long_ranges_read_coarse_buckets() -> None:
 
 def test_expired_fine_buckets_fall_back_to_a_coarse_bucket_more_than_half_inside() -> None:
     # mutation pass (docs/mutation.md): the "more than half" rule, `(last - first + f) * 2 > c`
-    ws = _settings("x").windows  # fine 60 s kept 3600 s, coarse 600 s kept 7200 s
+    ws = WINDOWS  # fine 60 s kept 3600 s, coarse 600 s kept 7200 s
     now = 97_200.0  # fine buckets before 93_660 have expired; coarse [90_000, 90_600) has not
     # 7 of the coarse bucket's 10 minutes: it stands in for the expired fine buckets
     assert plan_buckets(90_120, 90_540, now, ws) == [("c", 90_000)]
@@ -190,11 +179,8 @@ def test_redelivery_never_double_counts(make_store: MakeStore, clock: FakeClock)
 
 def test_memory_dedup_remembers_exactly_memory_dedup_max_trace_ids(clock: FakeClock) -> None:
     # mutation pass (docs/mutation.md): `len(seen) > max` -> `is` kept one id fewer
-    settings = _settings("m")
-    settings = settings.model_copy(
-        update={"windows": settings.windows.model_copy(update={"memory_dedup_max": 3})}
-    )
-    store = MemoryWindowStore(settings, clock=clock)
+    windows = build_windows(STORE_WINDOWS, memory_dedup_max=3)
+    store = MemoryWindowStore(windows, clock=clock, dedup_ttl_s=DEDUP_TTL_S)
     now = clock()
     assert store.observe_ingest([obs(f"t{i}", now) for i in range(3)]) == [True] * 3
     assert store.observe_ingest([obs("t0", now)]) == [False]  # all three still remembered
@@ -204,7 +190,7 @@ def test_memory_dedup_remembers_exactly_memory_dedup_max_trace_ids(clock: FakeCl
 
 def test_memory_dedup_prunes_expired_trace_ids_and_keeps_live_ones(clock: FakeClock) -> None:
     # mutation pass: the prune loop's `exp > now` -> `<=` forgot live ids, -> `!=` kept dead ones
-    store = MemoryWindowStore(_settings("m"), clock=clock)  # bucket_s 60, dedup_ttl_s 3600
+    store = MemoryWindowStore(WINDOWS, clock=clock, dedup_ttl_s=DEDUP_TTL_S)  # bucket_s 60
     now = clock()
     store.observe_ingest([obs("old", now)])
     clock.t = now + 120  # a prune runs (once per bucket_s), "old" is within its dedup ttl
@@ -217,7 +203,7 @@ def test_memory_dedup_prunes_expired_trace_ids_and_keeps_live_ones(clock: FakeCl
 
 def test_memory_dedup_forgets_a_trace_id_after_its_ttl_between_prunes(clock: FakeClock) -> None:
     # mutation pass: `expires > now` -> `is not` / `!=` kept expired ids as duplicates
-    store = MemoryWindowStore(_settings("m"), clock=clock)  # bucket_s 60, dedup_ttl_s 3600
+    store = MemoryWindowStore(WINDOWS, clock=clock, dedup_ttl_s=DEDUP_TTL_S)  # bucket_s 60
     now = clock()
     assert store.observe_ingest([obs("x", now)]) == [True]
     clock.t = now + 3590  # a prune runs here; "x" (until now + 3600) is kept
@@ -324,7 +310,7 @@ def test_unreachable_redis_raises_store_unavailable(unique_name: str) -> None:
     client = redis.Redis(
         host="127.0.0.1", port=free_port(), socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0)
     )
-    store = RedisWindowStore(client, _settings(unique_name))
+    store = RedisWindowStore(client, WINDOWS, build_redis(prefix=unique_name))
     assert store.ping() is False
     with pytest.raises(StoreUnavailableError) as exc:
         store.observe_ingest([obs("a", store.now())])
@@ -340,20 +326,20 @@ def test_cluster_spreads_traces_over_hash_tag_shards(
     redis_cluster: RedisClusterServers, unique_name: str
 ) -> None:
     # mutation pass (docs/mutation.md): `shards > 1` -> `== 1` put every trace on shard 0
-    client = redis_client(Settings(redis=RedisSettings(url=redis_cluster.url)))
+    client = redis_client(build_redis(redis_cluster.url))
     try:
-        store = RedisWindowStore(client, _settings(unique_name))  # cluster_shards: 8
+        store = RedisWindowStore(client, WINDOWS, build_redis(prefix=unique_name))  # 8 shards
         assert store.shards == 8
         assert {store.shard_of(f"t{i}") for i in range(200)} == set(range(8))
     finally:
         client.close()
 
 
-def test_layout_is_validated(unique_name: str) -> None:
-    bad = Settings(windows=WindowSettings(bucket_s=60, rollup_s=90))
+def test_layout_is_validated() -> None:
+    bad = WindowSettings(bucket_s=60, rollup_s=90)
     with pytest.raises(ValueError, match="multiple"):
         MemoryWindowStore(bad)
-    assert isinstance(MemoryWindowStore(_settings(unique_name)), BucketWindows)
+    assert isinstance(MemoryWindowStore(WINDOWS), BucketWindows)
 
 
 def test_redis_restart_is_retriable_and_recovers(unique_name: str) -> None:
@@ -364,7 +350,7 @@ def test_redis_restart_is_retriable_and_recovers(unique_name: str) -> None:
     client = redis.Redis.from_url(
         server.url, socket_timeout=1, socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0)
     )
-    store = RedisWindowStore(client, _settings(unique_name))
+    store = RedisWindowStore(client, WINDOWS, build_redis(prefix=unique_name))
     now = store.now()
     batch = [obs("during-1", now), obs("during-2", now, {"tenant": "acme"})]
     try:
@@ -396,7 +382,7 @@ def test_redis_down_raises_retriable_error(unique_name: str) -> None:
     client = redis.Redis.from_url(
         server.url, socket_timeout=1, socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0)
     )
-    store = RedisWindowStore(client, _settings(unique_name))
+    store = RedisWindowStore(client, WINDOWS, build_redis(prefix=unique_name))
     try:
         assert store.observe_ingest([obs("a", store.now())]) == [True]
         server.stop()

@@ -72,9 +72,9 @@ def _build_stores(
         from groundwatch.state.redis_store import RedisFindingStore, RedisWindowStore, redis_client
         from groundwatch.state.slice_ranking import RedisSliceRanking
 
-        client = redis_client(settings, socket_timeout=5.0, health_check_interval=10)
-        windows = RedisWindowStore(client, settings)
-        findings: FindingStore = RedisFindingStore(client, settings)
+        client = redis_client(settings.redis, socket_timeout=5.0, health_check_interval=10)
+        windows = RedisWindowStore(client, settings.windows, settings.redis)
+        findings: FindingStore = RedisFindingStore(client, settings.findings, settings.redis)
         shared = RedisSliceRanking(client, settings.redis.key_prefix, top_n, window_s)
         return windows, findings, _slice_mapper(settings, shared, redactor)
     from groundwatch.state.findings import MemoryFindingStore
@@ -83,8 +83,12 @@ def _build_stores(
 
     local = MemorySliceRanking(top_n, window_s)
     return (
-        MemoryWindowStore(settings),
-        MemoryFindingStore(settings),
+        MemoryWindowStore(
+            settings.windows,
+            dedup_ttl_s=settings.redis.dedup_ttl_s,
+            resend_window_offsets=settings.redis.resend_window_offsets,
+        ),
+        MemoryFindingStore(settings.findings),
         _slice_mapper(settings, local, redactor),
     )
 

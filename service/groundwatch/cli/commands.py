@@ -154,17 +154,17 @@ def baseline(settings: Settings, action: str) -> int:
     try:
         if action == "pin":
             try:
-                pinned = baseline_mod.pin_baseline(windows, settings)
+                pinned = baseline_mod.pin_baseline(windows, settings.windows)
             except baseline_mod.BaselineError as exc:
                 print(f"groundwatch baseline: {exc}", file=sys.stderr)
                 return 1
-            print(json.dumps(baseline_mod.show_baseline(windows, settings), indent=2))
+            print(json.dumps(baseline_mod.show_baseline(windows), indent=2))
             del pinned
         elif action == "clear":
-            removed = baseline_mod.clear_baseline(windows, settings)
+            removed = baseline_mod.clear_baseline(windows)
             print("baseline cleared" if removed else "no baseline was pinned")
         else:
-            shown = baseline_mod.show_baseline(windows, settings)
+            shown = baseline_mod.show_baseline(windows)
             print(
                 json.dumps(shown, indent=2) if shown else "no baseline pinned (rolling reference)"
             )

@@ -2,9 +2,9 @@
 
 Usage::
 
-    baseline = pin_baseline(store, settings)    # freeze the current reference (now = store clock)
-    show_baseline(store, settings)               # dict for printing, or None
-    clear_baseline(store, settings)              # True when one was removed
+    baseline = pin_baseline(store, windows)     # freeze the current reference (now = store clock)
+    show_baseline(store)                         # dict for printing, or None
+    clear_baseline(store)                        # True when one was removed
 
 Pinning copies the *current rolling reference* (``reference_window_s`` ending where the current
 window starts) into the store, so every replica sees it. With ``windows.reference = "pinned"``
@@ -18,7 +18,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from groundwatch.settings import Settings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.state.bucket_reader import WindowReader, as_reader
 from groundwatch.state.buckets import ALL, SCORE_METRICS, Baseline
 from groundwatch.state.stores import WindowStore
@@ -34,7 +34,7 @@ class BaselineError(RuntimeError):
 
 def pin_baseline(
     store: WindowStore | WindowReader,
-    settings: Settings,
+    windows: WindowSettings,
     now: float | None = None,
     *,
     metric_version: str | None = None,
@@ -47,7 +47,7 @@ def pin_baseline(
     unreachable."""
     reader = as_reader(store)
     now = reader.now() if now is None else now
-    ws = settings.windows
+    ws = windows
     end = now - ws.current_window_s
     start = end - ws.reference_window_s
     slices = reader.summaries(start, end)
@@ -68,11 +68,8 @@ def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
 
 
-def show_baseline(
-    store: WindowStore | WindowReader, settings: Settings | None = None
-) -> dict[str, Any] | None:
-    """A printable description of the pinned baseline, or None when none is pinned.
-    (``settings`` is accepted for symmetry with pin; it is not needed.)"""
+def show_baseline(store: WindowStore | WindowReader) -> dict[str, Any] | None:
+    """A printable description of the pinned baseline, or None when none is pinned."""
     baseline = as_reader(store).load_baseline()
     if baseline is None:
         return None
@@ -89,6 +86,6 @@ def show_baseline(
     }
 
 
-def clear_baseline(store: WindowStore | WindowReader, settings: Settings | None = None) -> bool:
+def clear_baseline(store: WindowStore | WindowReader) -> bool:
     """Remove the pinned baseline; drift falls back to the rolling reference."""
     return as_reader(store).delete_baseline()

@@ -3,7 +3,7 @@ encoding used by every finding store.
 
 Usage::
 
-    store = MemoryFindingStore(settings)
+    store = MemoryFindingStore(FindingsSettings(max_items=10_000))
     store.add(findings)                                   # idempotent per trace_id#claim_index
     store.set_label("t-1#0", FindingLabel("wrong", time.time(), "supported"))  # re-label replaces
     to_label = store.sample(20)                           # uniform random, for an unbiased estimate
@@ -41,7 +41,7 @@ from pydantic import ValidationError
 
 from groundwatch.contract.record import Conflict
 from groundwatch.contract.trace import MAX_FUTURE_SKEW_S
-from groundwatch.settings import Settings
+from groundwatch.sections.windows import FindingsSettings
 from groundwatch.state.buckets import ALL
 from groundwatch.state.stores import (
     SCOPE_FILTER,
@@ -230,11 +230,11 @@ class MemoryFindingStore:
     received longest ago is dropped (receive order, so a forged trace time cannot push real
     findings out). Label counts are kept as labels change, so reading them costs O(series).
 
-    Usage: ``MemoryFindingStore(settings).add([finding])``.
+    Usage: ``MemoryFindingStore(FindingsSettings()).add([finding])``.
     """
 
-    def __init__(self, settings: Settings, clock: Callable[[], float] = time.time):
-        self.max_items = max(1, settings.findings.max_items)
+    def __init__(self, findings: FindingsSettings, clock: Callable[[], float] = time.time):
+        self.max_items = max(1, findings.max_items)
         self.clock = clock
         self._order: list[tuple[float, str]] = []  # ascending (ts, key): pages
         self._items: dict[str, Finding] = {}  # in receive order: eviction drops the first

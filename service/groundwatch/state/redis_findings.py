@@ -2,7 +2,7 @@
 
 Usage::
 
-    findings = RedisFindingStore(redis_client(settings), settings)
+    findings = RedisFindingStore(redis_client(redis_settings), findings_settings, redis_settings)
     findings.add([finding])                       # idempotent per finding key
     findings.page(limit=50, slice_filter={"tenant": "acme", "intent": "billing"})
     findings.label_counts()                       # O(series): what /metrics reads
@@ -48,7 +48,8 @@ from typing import Any, cast
 import redis
 from redis.cluster import RedisCluster
 
-from groundwatch.settings import Settings
+from groundwatch.sections.connections import RedisSettings
+from groundwatch.sections.windows import FindingsSettings
 from groundwatch.state.findings import (
     decode_cursor,
     encode_cursor,
@@ -206,19 +207,21 @@ class RedisFindingStore:
     Bounded by ``findings.max_items``; trimming is part of the same atomic script. See the
     module docstring for the layout.
 
-    Usage: ``RedisFindingStore(client, settings).add(findings)``.
+    Usage: ``RedisFindingStore(client, findings, redis_settings).add(items)``: the bound from
+    ``findings``, the key prefix from the ``redis`` section.
     """
 
     def __init__(
         self,
         client: redis.Redis | RedisCluster,
-        settings: Settings,
+        findings: FindingsSettings,
+        redis_settings: RedisSettings,
         clock: Callable[[], float] = time.time,
     ):
         self.client = client
         self.clock = clock
-        self.prefix = settings.redis.key_prefix
-        self.max_items = max(1, settings.findings.max_items)
+        self.prefix = redis_settings.key_prefix
+        self.max_items = max(1, findings.max_items)
         self.cluster = isinstance(client, RedisCluster)
         self._add = client.register_script(_ADD_FINDING)
         self._label = client.register_script(_SET_LABEL)

@@ -3,9 +3,9 @@ Cluster.
 
 Usage::
 
-    client = redis_client(settings)                     # redis.Redis or redis.RedisCluster
-    windows = RedisWindowStore(client, settings)
-    findings = RedisFindingStore(client, settings)
+    client = redis_client(redis_settings)               # redis.Redis or redis.RedisCluster
+    windows = RedisWindowStore(client, window_settings, redis_settings)
+    findings = RedisFindingStore(client, findings_settings, redis_settings)
     mapper = SliceMapper(keys, top_n, RedisSliceRanking(client, prefix, top_n, window_s))
 
 Atomicity and idempotency: a batch is applied by a Lua script that, per trace, first claims the
@@ -60,7 +60,8 @@ import redis
 from redis.cluster import RedisCluster
 
 from groundwatch.contract.record import EvaluationRecord
-from groundwatch.settings import Settings
+from groundwatch.sections.connections import RedisSettings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.state.bucket_reader import BucketWindows, RawBucket
 from groundwatch.state.buckets import (
     SEP,
@@ -156,21 +157,19 @@ def _digest(trace_id: str) -> str:
     return hashlib.blake2b(trace_id.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
-def is_cluster(settings: Settings) -> bool:
+def is_cluster(settings: RedisSettings) -> bool:
     """Whether ``settings`` ask for Redis Cluster (the flag or a ``redis+cluster://`` URL)."""
-    url = settings.redis.url.get_secret_value() if settings.redis.url else ""
-    return settings.redis.cluster or url.startswith(("redis+cluster://", "rediss+cluster://"))
+    url = settings.url.get_secret_value() if settings.url else ""
+    return settings.cluster or url.startswith(("redis+cluster://", "rediss+cluster://"))
 
 
 def redis_client(
-    settings: Settings, socket_timeout: float = 5.0, health_check_interval: int = 30
+    settings: RedisSettings, socket_timeout: float = 5.0, health_check_interval: int = 30
 ) -> RedisClient:
-    """A client for ``settings.redis.url`` with bounded timeouts: ``redis.RedisCluster`` when
+    """A client for ``settings.url`` with bounded timeouts: ``redis.RedisCluster`` when
     :func:`is_cluster` (the URL names any one node; the others are discovered). Without a URL:
     ``redis://127.0.0.1:6379/0``."""
-    url = (
-        settings.redis.url.get_secret_value() if settings.redis.url else "redis://127.0.0.1:6379/0"
-    )
+    url = settings.url.get_secret_value() if settings.url else "redis://127.0.0.1:6379/0"
     if is_cluster(settings):
         return RedisCluster.from_url(
             url.replace("+cluster://", "://", 1),
@@ -197,21 +196,27 @@ def _unavailable(what: str) -> Iterator[None]:
 class RedisWindowStore(BucketWindows):
     """Window store in Redis, shared by replicas; see the module docstring for the layout.
 
-    Usage: ``RedisWindowStore(redis.Redis.from_url(url), settings).observe_ingest([...])``.
+    Usage: ``RedisWindowStore(redis_client(rs), windows, rs).observe_ingest([...])``: the
+    bucket layout from ``windows``; the key prefix, re-delivery horizon and cluster shards from
+    the ``redis`` section ``rs``.
     """
 
     def __init__(
-        self, client: RedisClient, settings: Settings, clock: Callable[[], float] = time.time
+        self,
+        client: RedisClient,
+        windows: WindowSettings,
+        redis_settings: RedisSettings,
+        clock: Callable[[], float] = time.time,
     ):
-        self.settings = settings.windows
+        self.settings = windows
         self.clock = clock
         self._init_reader()
         self.client = client
-        self.prefix = settings.redis.key_prefix
-        self._dedup_ttl = max(1, settings.redis.dedup_ttl_s)
-        self._resend_window = settings.redis.resend_window_offsets
+        self.prefix = redis_settings.key_prefix
+        self._dedup_ttl = max(1, redis_settings.dedup_ttl_s)
+        self._resend_window = redis_settings.resend_window_offsets
         self.cluster = isinstance(client, RedisCluster)
-        self.shards = settings.redis.cluster_shards if self.cluster else 1
+        self.shards = redis_settings.cluster_shards if self.cluster else 1
         self._update = client.register_script(_UPDATE)
 
     def _tag(self, shard: int) -> str:

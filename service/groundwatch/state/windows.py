@@ -4,7 +4,7 @@ side shared with the Redis store in :mod:`groundwatch.state.bucket_reader`.
 
 Usage::
 
-    store = MemoryWindowStore(settings)
+    store = MemoryWindowStore(WindowSettings())
     store.observe_ingest([observation])                 # idempotent per trace_id
     store.observe_evaluations([(record, slices, ts)])   # idempotent per trace_id
     now = store.now()
@@ -20,7 +20,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 from groundwatch.contract.record import EvaluationRecord
-from groundwatch.settings import Settings
+from groundwatch.sections.connections import (
+    DEFAULT_DEDUP_TTL_S,
+    DEFAULT_RESEND_WINDOW_OFFSETS,
+)
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.state.bucket_reader import BucketWindows, RawBucket
 from groundwatch.state.buckets import (
     SEP,
@@ -40,17 +44,25 @@ class MemoryWindowStore(BucketWindows):
     at most ``memory_dedup_max`` trace ids are remembered (oldest forgotten first). A trace
     read from Kafka (with a :class:`Delivery`) is remembered per partition instead, like
     :class:`~groundwatch.state.redis_store.RedisWindowStore` does: from its partition's floor
-    less ``redis.resend_window_offsets`` on.
+    less ``resend_window_offsets`` on.
 
-    Usage: ``store = MemoryWindowStore(settings); store.observe_ingest([...])``.
+    Usage: ``store = MemoryWindowStore(windows); store.observe_ingest([...])``; the re-delivery
+    horizon is the ``redis`` section's (``dedup_ttl_s``, ``resend_window_offsets``).
     """
 
-    def __init__(self, settings: Settings, clock: Callable[[], float] = time.time):
-        self.settings = settings.windows
+    def __init__(
+        self,
+        windows: WindowSettings,
+        clock: Callable[[], float] = time.time,
+        *,
+        dedup_ttl_s: int = DEFAULT_DEDUP_TTL_S,
+        resend_window_offsets: int = DEFAULT_RESEND_WINDOW_OFFSETS,
+    ):
+        self.settings = windows
         self.clock = clock
         self._init_reader()
-        self._dedup_ttl = settings.redis.dedup_ttl_s
-        self._resend_window = settings.redis.resend_window_offsets
+        self._dedup_ttl = dedup_ttl_s
+        self._resend_window = resend_window_offsets
         # (kind, topic, partition) -> {trace id: offset}, the offsets a re-delivery may repeat
         self._offsets: dict[tuple[str, str, int], dict[str, int]] = {}
         self._lock = threading.Lock()
