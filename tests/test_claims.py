@@ -287,3 +287,12 @@ def test_hedged_lead_in_is_dropped() -> None:
         "Did calls rise?", "As far as I can tell, the workers completed 13% more calls."
     )
     assert claims == ["The workers completed 13% more calls."]
+
+
+def test_a_terse_claim_is_judged_as_one_declarative_sentence() -> None:
+    from groundwatch.judges.claims.extract import judged_text
+
+    [claim] = extract_claims("When does the ferry leave on Sundays?", "9:40")
+    assert judged_text(claim) == "The ferry leaves on Sundays at 9:40."
+    sentence = "The ferry leaves at 9:40 on Sundays."
+    assert judged_text(sentence) == sentence

@@ -344,3 +344,17 @@ def test_factory_builds_tei(tei: FakeTei) -> None:
     assert judge.backend == "tei"
     with pytest.raises(ValueError, match="TEI_URL"):
         build_judge(Settings(judge=JudgeSettings(backend="tei")))
+
+
+def test_a_short_answer_is_read_as_one_declarative_sentence(judge: TeiJudge, tei: FakeTei) -> None:
+    """Issue 44 item 4: the remote backends judge the same claim construction as the local
+    ones; the model reads "Frank Gehry designed the opera house", not a question."""
+    short = trace(
+        "short",
+        question="Who designed the opera house?",
+        answer="Frank Gehry",
+        contexts=[{"id": "history", "text": "The opera house was designed by Jørn Utzon."}],
+    )
+    judged(judge.judge_batch([short])[0])
+    hypotheses = {pair[1] for body in tei.paths("/predict")[1:] for pair in body["inputs"]}
+    assert hypotheses == {"Frank Gehry designed the opera house."}

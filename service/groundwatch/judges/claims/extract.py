@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+from groundwatch.judges.claims.declarative import declarative
 from groundwatch.judges.claims.split import finish_claim, split_conjunctions
 from groundwatch.judges.refusal import is_refusal_sentence
 from groundwatch.judges.text.grammar import (
@@ -263,6 +264,17 @@ def terse_claim_parts(claim: str) -> tuple[str, str] | None:
         return None
     idx = min(found)
     return claim[: idx + 1], claim[idx + 2 :]
+
+
+def judged_text(claim: str) -> str:
+    """What a model reads for ``claim``: a terse claim ``"<question>? <answer>."`` as one
+    declarative sentence ("Who designed X? Frank Gehry." -> "Frank Gehry designed X."), when
+    one can be built (:mod:`.declarative`); any other claim as it is."""
+    parts = terse_claim_parts(claim)
+    if parts is None:
+        return claim
+    question, answer = parts
+    return declarative(question, answer.strip().removesuffix(".")) or claim
 
 
 def claim_as_written(claim: str, question: str) -> str:

@@ -41,6 +41,7 @@ import numpy as np
 
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
+from groundwatch.judges.claims.extract import judged_text
 from groundwatch.judges.embedding import Embedder
 from groundwatch.judges.remote._evidence import (
     ClaimExtractor,
@@ -263,7 +264,12 @@ class NliJudge:
             picks = top_k_by_vectors(vectors[: len(claims)], vectors[len(claims) :], self.top_k)
         else:
             picks = [top_k_lexical(c, sentences, self.top_k) for c in claims]
-        return [_Pair(t, c, claims[c], sentences[j]) for c, row in enumerate(picks) for j in row]
+        # the model reads a short answer as one declarative sentence, like every backend
+        return [
+            _Pair(t, c, judged_text(claims[c]), sentences[j])
+            for c, row in enumerate(picks)
+            for j in row
+        ]
 
     def _score(self, pairs: list[_Pair], failed: dict[int, JudgeError]) -> None:
         labels = self._labels

@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from groundwatch.contract.record import Evidence
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
+from groundwatch.judges.claims.extract import extract_claims, is_terse, judged_text
 from groundwatch.judges.remote._evidence import (
     approx_tokens,
     content_words,
@@ -323,6 +324,10 @@ class OpenAIJudge:
             refusal = reply.refusal
             answer_relevance = reply.answer_relevance
             claims = [c.strip() for c in reply.claims if c.strip()][:MAX_CLAIMS]
+            if is_terse(answer):
+                # A short answer's claim is built as for every backend: read with its
+                # question, as one declarative sentence where one can be built.
+                claims = [judged_text(c) for c in extract_claims(trace.question, answer)]
         relevance: list[float] = []
         judged: list[ClaimJudgement] = [
             ClaimJudgement(text=c, verdict="not_found", score=1.0, reason="no passages")

@@ -43,6 +43,7 @@ from pydantic import SecretStr
 
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
+from groundwatch.judges.claims.extract import judged_text
 from groundwatch.judges.remote._evidence import (
     ClaimExtractor,
     PassageSentence,
@@ -261,7 +262,7 @@ class TeiJudge:
         probs: list[_Probs] = []
         if self._nli_model is not None:
             pairs = [
-                [sentences[j].text, c]
+                [sentences[j].text, judged_text(c)]
                 for c, picks in zip(claims, aligned, strict=True)
                 for j, _ in picks
             ]
