@@ -228,7 +228,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         t += STEP
         if t >= next_eval:
             next_eval += EVAL
-            report = build_report(store, settings)
+            report = build_report(store, settings.windows)
             tests_per_eval.append(report.drift_tests)
             hits: dict[str, set[Key]] = {"groundwatch": set()}
             for slice_id, d in report.drift.items():

@@ -9,13 +9,13 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from groundwatch.observability.windows_collector import WindowsCollector, build_report
-from groundwatch.settings import Settings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.state.baseline import BaselineError, clear_baseline, pin_baseline, show_baseline
 from groundwatch.state.buckets import ALL, Histogram, WindowSummary
 from groundwatch.state.drift import DriftPolicy, compare, psi, two_proportion_z, wasserstein1
 from groundwatch.state.stores import StoreUnavailableError
 from groundwatch.state.windows import MemoryWindowStore
-from tests.builders import DRIFT_WINDOWS, build_settings
+from tests.builders import DRIFT_WINDOWS, build_windows
 from tests.helpers_windows import FakeClock, obs, record
 
 
@@ -109,10 +109,10 @@ def _feed(store: MemoryWindowStore, prefix: str, n: int, t0: float, t1: float, g
 
 
 def _scrape(
-    store: MemoryWindowStore, settings: Settings
+    store: MemoryWindowStore, windows: WindowSettings
 ) -> dict[str, list[tuple[dict[str, str], float]]]:
     registry = CollectorRegistry()
-    registry.register(WindowsCollector(store, settings))
+    registry.register(WindowsCollector(store, windows))
     out: dict[str, list[tuple[dict[str, str], float]]] = {}
     for fam in text_string_to_metric_families(generate_latest(registry).decode()):
         for s in fam.samples:
@@ -131,12 +131,12 @@ def _value(
 
 def test_collector_absent_below_min_samples_present_above() -> None:
     clock = FakeClock.aligned()
-    settings = build_settings(windows=DRIFT_WINDOWS)
-    store = MemoryWindowStore(settings.windows, clock=clock)
+    windows = build_windows(DRIFT_WINDOWS)
+    store = MemoryWindowStore(windows, clock=clock)
     now = clock()
     _feed(store, "r", 10, now - 1000, now - 400, good=True)
     _feed(store, "c", 10, now - 200, now, good=True)
-    series = _scrape(store, settings)
+    series = _scrape(store, windows)
     all_ = {"slice_key": "all", "slice_value": "all"}
     assert _value(series, "groundwatch_window_traces", window="5m", kind="received", **all_) == 10
     assert (
@@ -148,7 +148,7 @@ def test_collector_absent_below_min_samples_present_above() -> None:
     assert _value(series, "groundwatch_window_store_up") == 1
     _feed(store, "r2", 40, now - 1000, now - 400, good=True)
     _feed(store, "c2", 40, now - 200, now, good=False)
-    series = _scrape(store, settings)
+    series = _scrape(store, windows)
     mean = _value(series, "groundwatch_window_mean", window="5m", metric="faithfulness", **all_)
     assert mean == pytest.approx((10 * 1.0 + 40 * 0.25) / 50)
     assert (
@@ -185,13 +185,13 @@ def test_collector_absent_below_min_samples_present_above() -> None:
 
 def test_pinned_baseline_is_used_and_exported() -> None:
     clock = FakeClock.aligned()
-    settings = build_settings(windows={**DRIFT_WINDOWS, "reference": "pinned"})
-    store = MemoryWindowStore(settings.windows, clock=clock)
+    windows = build_windows(DRIFT_WINDOWS, reference="pinned")
+    store = MemoryWindowStore(windows, clock=clock)
     now = clock()
     with pytest.raises(BaselineError):
-        pin_baseline(store, settings.windows, now)
+        pin_baseline(store, windows, now)
     _feed(store, "r", 50, now - 1500, now - 400, good=True)
-    baseline = pin_baseline(store, settings.windows, metric_version="fake/v1")
+    baseline = pin_baseline(store, windows, metric_version="fake/v1")
     assert baseline.slices[ALL].count("scored") == 50
     shown = show_baseline(store)
     assert shown is not None
@@ -201,10 +201,10 @@ def test_pinned_baseline_is_used_and_exported() -> None:
     clock.t = now + 1000
     _feed(store, "b", 50, clock() - 1500, clock() - 400, good=False)
     _feed(store, "c", 50, clock() - 200, clock(), good=False)
-    report = build_report(store, settings)
+    report = build_report(store, windows)
     assert report.reference == "pinned"
     assert report.drift[ALL].psi["faithfulness"] > 1
-    series = _scrape(store, settings)
+    series = _scrape(store, windows)
     assert _value(series, "groundwatch_baseline_info", active="true") == 1
     assert (
         _value(series, "groundwatch_drift_psi", metric="faithfulness", reference="pinned")
@@ -212,7 +212,7 @@ def test_pinned_baseline_is_used_and_exported() -> None:
     )
     assert clear_baseline(store) is True
     assert show_baseline(store) is None
-    assert build_report(store, settings).reference == "rolling"
+    assert build_report(store, windows).reference == "rolling"
 
 
 class _DownStore(MemoryWindowStore):
@@ -221,8 +221,8 @@ class _DownStore(MemoryWindowStore):
 
 
 def test_scrape_survives_store_outage() -> None:
-    settings = build_settings(windows=DRIFT_WINDOWS)
-    series = _scrape(_DownStore(settings.windows), settings)
+    windows = build_windows(DRIFT_WINDOWS)
+    series = _scrape(_DownStore(windows), windows)
     assert _value(series, "groundwatch_window_store_up") == 0
     assert "groundwatch_window_mean" not in series
 
@@ -236,11 +236,11 @@ class _CountingStore(MemoryWindowStore):
 
 
 def test_registering_does_not_read_the_store() -> None:
-    settings = build_settings(windows=DRIFT_WINDOWS)
-    store = _CountingStore(settings.windows)
+    windows = build_windows(DRIFT_WINDOWS)
+    store = _CountingStore(windows)
     # auto_describe: without a describe() the registry would call collect() to learn names
     registry = CollectorRegistry(auto_describe=True)
-    registry.register(WindowsCollector(store, settings))
+    registry.register(WindowsCollector(store, windows))
     assert store.reads == 0
     generate_latest(registry)
     assert store.reads > 0  # the counter does see reads: a scrape reads the store

@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from scipy import stats
 
 from groundwatch.observability.windows_collector import WindowsCollector, build_report
-from groundwatch.settings import Settings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.state.buckets import Histogram, WindowSummary
 from groundwatch.state.drift import (
     DriftPolicy,
@@ -34,7 +34,7 @@ from groundwatch.state.drift import (
     two_proportion_z,
 )
 from groundwatch.state.windows import MemoryWindowStore
-from tests.builders import DRIFT_WINDOWS, build_settings
+from tests.builders import DRIFT_WINDOWS, build_windows
 from tests.helpers_windows import FakeClock, obs, record
 
 FAITH_VALUES = [1.0, 0.75, 0.5, 0.25, 0.0]
@@ -156,10 +156,10 @@ def test_multiple_testing_keeps_many_stationary_slices_quiet() -> None:
 
 
 def _scrape(
-    store: MemoryWindowStore, settings: Settings
+    store: MemoryWindowStore, windows: WindowSettings
 ) -> list[tuple[str, dict[str, str], float]]:
     registry = CollectorRegistry()
-    registry.register(WindowsCollector(store, settings))
+    registry.register(WindowsCollector(store, windows))
     text = generate_latest(registry).decode()
     return [
         (s.name, dict(s.labels), s.value)
@@ -170,10 +170,8 @@ def _scrape(
 
 def test_collector_exports_decision_only_for_the_shifted_tenant() -> None:
     clock = FakeClock.aligned()
-    settings = build_settings(
-        windows={**DRIFT_WINDOWS, "export_windows_s": {"5m": 300}, "top_n": 50}
-    )
-    store = MemoryWindowStore(settings.windows, clock=clock)
+    windows = build_windows(DRIFT_WINDOWS, export_windows_s={"5m": 300}, top_n=50)
+    store = MemoryWindowStore(windows, clock=clock)
     now = clock()
     rng = np.random.default_rng(2)
     tenants = [f"t{i}" for i in range(10)]
@@ -202,7 +200,7 @@ def test_collector_exports_decision_only_for_the_shifted_tenant() -> None:
                     for i, t in enumerate(ts)
                 ]
             )
-    series = _scrape(store, settings)
+    series = _scrape(store, windows)
     decisions = {
         (lab["slice_value"], lab["metric"]): v
         for name, lab, v in series
@@ -223,7 +221,7 @@ def test_collector_exports_decision_only_for_the_shifted_tenant() -> None:
         and lab["metric"] == "retrieval_top_score"
     }
     assert sides == {"current": 120, "reference": 400}
-    report = build_report(store, settings)
+    report = build_report(store, windows)
     assert report.drift_tests == tests[0]
 
 

@@ -14,8 +14,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from groundwatch.api.findings import findings_router
-from groundwatch.sections.windows import FindingsSettings
-from groundwatch.settings import Settings
+from groundwatch.sections.windows import FindingsSettings, WindowSettings
 from groundwatch.state.findings import (
     InvalidCursorError,
     MemoryFindingStore,
@@ -27,19 +26,15 @@ from groundwatch.state.findings import (
 from groundwatch.state.redis_store import RedisClient, RedisFindingStore, redis_client
 from groundwatch.state.stores import Finding, FindingPassage, FindingTrace, StoreUnavailableError
 from groundwatch.state.windows import MemoryWindowStore
-from tests.builders import build_redis, build_settings
+from tests.builders import build_redis
 from tests.helpers_windows import FakeClock, obs, record
 from tests.infra import free_port
 
 FStore = MemoryFindingStore | RedisFindingStore
 
 
-def _settings(prefix: str, max_items: int = 100) -> Settings:
-    return build_settings(
-        findings={"max_items": max_items},
-        redis={"key_prefix": prefix},
-        windows={"slice_keys": ["tenant", "intent"], "min_samples": 2},
-    )
+#: The routes' windows: two slice keys, two samples minimum.
+ROUTE_WINDOWS = WindowSettings(slice_keys=["tenant", "intent"], min_samples=2)
 
 
 def finding(i: int, ts: float, tenant: str = "acme", claim_index: int = 0) -> Finding:
@@ -278,18 +273,17 @@ def test_two_replicas_add_each_finding_once(make_findings: Callable[[int], FStor
     assert two.page(limit=1).items[0].trace_id == "t9999"
 
 
-def test_http_routes(unique_name: str) -> None:
-    settings = _settings(unique_name)
+def test_http_routes() -> None:
     clock = FakeClock.aligned()  # up to an hour ahead: the store reads the same clock
-    store = MemoryFindingStore(settings.findings, clock=clock)
-    windows = MemoryWindowStore(settings.windows, clock=clock)
+    store = MemoryFindingStore(FindingsSettings(max_items=100), clock=clock)
+    windows = MemoryWindowStore(ROUTE_WINDOWS, clock=clock)
     store.add([finding(i, clock() - i, tenant="acme" if i % 2 else "beta") for i in range(6)])
     windows.observe_ingest([obs(f"t{i}", clock() - 1, {"tenant": "acme"}) for i in range(3)])
     windows.observe_evaluations(
         [(record(f"t{i}", contradicted=1), {"tenant": "acme"}, clock() - 1) for i in range(3)]
     )
     app = FastAPI()
-    app.include_router(findings_router(store, windows, settings))
+    app.include_router(findings_router(store, windows, ROUTE_WINDOWS))
     with TestClient(app) as client:
         body = client.get("/v1/findings", params={"limit": 2}).json()
         assert body["total"] == 6

@@ -20,7 +20,6 @@ from groundwatch.judges.embedding import build_embedder
 from groundwatch.observability.windows_collector import build_report
 from groundwatch.sections.judging import EmbeddingSettings
 from groundwatch.sections.windows import WindowSettings
-from groundwatch.settings import Settings
 from groundwatch.state.buckets import ALL
 from groundwatch.state.windows import MemoryWindowStore
 from groundwatch.suite.cases import EvalCase
@@ -38,12 +37,10 @@ from tests.test_suite_reports import _runs
 
 def _demo_table() -> tuple[str, object]:
     clock = [1_800_000_000.0]
-    settings = Settings(
-        windows=WindowSettings(
-            min_samples=5, bucket_s=10, current_window_s=600, reference_window_s=2400
-        )
+    windows = WindowSettings(
+        min_samples=5, bucket_s=10, current_window_s=600, reference_window_s=2400
     )
-    store = MemoryWindowStore(settings.windows, clock=lambda: clock[0])
+    store = MemoryWindowStore(windows, clock=lambda: clock[0])
     now = clock[0]
     items = [
         (
@@ -56,7 +53,7 @@ def _demo_table() -> tuple[str, object]:
     # the bad deploy: a few traces only (too few for a test), one contradicted claim each
     items += [(record(f"c{i}", supported=1, contradicted=1), {}, now - 60) for i in range(8)]
     store.observe_evaluations(items)
-    report = build_report(store, settings)
+    report = build_report(store, windows)
     reference, current = store.summaries_many([report.reference_range, (now - 600, now)])
     return format_table(table_rows(reference.get(ALL), current.get(ALL), report)), report
 

@@ -20,7 +20,7 @@ from fastapi import FastAPI
 from groundwatch.api.findings import CASES_FILENAME, findings_router
 from groundwatch.contract.case import EvalCase
 from groundwatch.contract.record import Conflict
-from groundwatch.sections.windows import WindowSettings
+from groundwatch.sections.windows import FindingsSettings, WindowSettings
 from groundwatch.settings import Settings
 from groundwatch.state.findings import MemoryFindingStore
 from groundwatch.state.stores import Finding
@@ -67,9 +67,9 @@ def _serving(app: FastAPI) -> Iterator[str]:
 
 @pytest.fixture
 def page_url() -> Iterator[str]:
-    settings = Settings(windows=WindowSettings(slice_keys=["tenant"], min_samples=5))
-    findings = MemoryFindingStore(settings.findings)
-    windows = MemoryWindowStore(settings.windows)
+    ws = WindowSettings(slice_keys=["tenant"], min_samples=5)
+    findings = MemoryFindingStore(FindingsSettings())
+    windows = MemoryWindowStore(ws)
     now = windows.now()
     findings.add([_finding(i, now) for i in range(60)])
     windows.observe_evaluations(
@@ -83,7 +83,7 @@ def page_url() -> Iterator[str]:
         ]
     )
     app = FastAPI()
-    app.include_router(findings_router(findings, windows, settings))
+    app.include_router(findings_router(findings, windows, ws))
     with _serving(app) as url:
         yield url
 

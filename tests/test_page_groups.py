@@ -24,7 +24,6 @@ from groundwatch.access import tenant_scope
 from groundwatch.api.findings import findings_router
 from groundwatch.contract.record import Conflict
 from groundwatch.sections.windows import FindingsSettings, WindowSettings
-from groundwatch.settings import Settings
 from groundwatch.state.findings import MemoryFindingStore
 from groundwatch.state.stores import Finding, FindingLabel, FindingPassage, FindingTrace
 from groundwatch.state.windows import MemoryWindowStore
@@ -79,9 +78,9 @@ class Served:
 
 @pytest.fixture
 def served() -> Iterator[Served]:
-    settings = Settings(windows=WindowSettings(slice_keys=["tenant", "intent"], min_samples=1))
-    findings = MemoryFindingStore(settings.findings)
-    windows = MemoryWindowStore(settings.windows)
+    ws = WindowSettings(slice_keys=["tenant", "intent"], min_samples=1)
+    findings = MemoryFindingStore(FindingsSettings())
+    windows = MemoryWindowStore(ws)
     now = windows.now()
     findings.add([_finding(k, j, now) for k in range(GROUPS) for j in range(REPEATS)])
     # windows: acme contradicts itself 2.5 h ago (2 claims a trace), a little half an hour ago
@@ -96,7 +95,7 @@ def served() -> Iterator[Served]:
     items += [(record(f"g{i}", supported=3), {"tenant": "globex"}, now - 1800) for i in range(3)]
     windows.observe_evaluations(items)
     app = FastAPI()
-    app.include_router(findings_router(findings, windows, settings))
+    app.include_router(findings_router(findings, windows, ws))
     with _serving(app) as url:
         yield Served(url, findings, windows)
 
@@ -224,13 +223,14 @@ def test_a_group_expands_to_its_traces_with_both_values_marked_and_the_ids_the_a
 
 
 def test_a_short_id_two_tenants_share_is_refused_with_the_full_ids() -> None:
-    settings = Settings()
-    store = MemoryFindingStore(settings.findings)
+    store = MemoryFindingStore(FindingsSettings())
     now = time.time()
     a, b = _finding(0, 0, now), _finding(0, 1, now)
     store.add([a, dataclasses.replace(a, scope=b.scope, slices=b.slices)])
     app = FastAPI()
-    app.include_router(findings_router(store, MemoryWindowStore(settings.windows), settings))
+    app.include_router(
+        findings_router(store, MemoryWindowStore(WindowSettings()), WindowSettings())
+    )
     with _serving(app) as url:
         status, body = _post(url + "v1/findings/demo-000%230/label", {"label": "right"})
     assert status == 409
@@ -386,14 +386,15 @@ def test_a_tenant_bound_callers_short_id_names_its_own_tenants_finding() -> None
 def test_a_group_count_says_when_it_is_of_the_newest_findings_read() -> None:
     from groundwatch.api.page import PAGE_FINDINGS
 
-    settings = Settings()
-    store = MemoryFindingStore(settings.findings)
+    store = MemoryFindingStore(FindingsSettings())
     now = time.time()
     store.add(
         [dataclasses.replace(_finding(0, 0, now), trace_id=f"t{i}", ts=now - i) for i in range(600)]
     )
     app = FastAPI()
-    app.include_router(findings_router(store, MemoryWindowStore(settings.windows), settings))
+    app.include_router(
+        findings_router(store, MemoryWindowStore(WindowSettings()), WindowSettings())
+    )
     with _serving(app) as url:
         html = _html(url)
     assert html.count("<tr class='finding'") == 1

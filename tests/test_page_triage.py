@@ -24,7 +24,7 @@ from fastapi import FastAPI
 from groundwatch.api.findings import findings_router
 from groundwatch.api.page_render import highlight_disagreement
 from groundwatch.contract.record import Conflict
-from groundwatch.sections.windows import WindowSettings
+from groundwatch.sections.windows import FindingsSettings, WindowSettings
 from groundwatch.settings import Settings
 from groundwatch.state.findings import MemoryFindingStore
 from groundwatch.state.stores import Finding
@@ -60,12 +60,12 @@ def _finding(i: int, now: float) -> Finding:
 
 @pytest.fixture
 def filter_url() -> Iterator[str]:
-    settings = Settings(windows=WindowSettings(slice_keys=["tenant"], min_samples=5))
-    findings = MemoryFindingStore(settings.findings)
-    windows = MemoryWindowStore(settings.windows)
+    ws = WindowSettings(slice_keys=["tenant"], min_samples=5)
+    findings = MemoryFindingStore(FindingsSettings())
+    windows = MemoryWindowStore(ws)
     findings.add([_finding(i, windows.now()) for i in range(60)])
     app = FastAPI()
-    app.include_router(findings_router(findings, windows, settings))
+    app.include_router(findings_router(findings, windows, ws))
     with _serving(app) as url:
         yield url
 
@@ -219,17 +219,15 @@ def test_drift_rows_show_samples_q_value_and_what_an_untested_slice_needs() -> N
     from playwright.sync_api import sync_playwright
 
     clock = [1_800_000_000.0]
-    settings = Settings(
-        windows=WindowSettings(
-            slice_keys=["tenant"],
-            min_samples=5,
-            bucket_s=10,
-            current_window_s=600,
-            reference_window_s=2400,
-        )
+    ws = WindowSettings(
+        slice_keys=["tenant"],
+        min_samples=5,
+        bucket_s=10,
+        current_window_s=600,
+        reference_window_s=2400,
     )
-    windows = MemoryWindowStore(settings.windows, clock=lambda: clock[0])
-    findings = MemoryFindingStore(settings.findings)
+    windows = MemoryWindowStore(ws, clock=lambda: clock[0])
+    findings = MemoryFindingStore(FindingsSettings())
     now = clock[0]
     items = []
     for i in range(60):  # reference: faithful answers, in both tenants
@@ -241,7 +239,7 @@ def test_drift_rows_show_samples_q_value_and_what_an_untested_slice_needs() -> N
         items.append((record(f"t{i}", supported=0, contradicted=3), {"tenant": "tiny"}, now - 60))
     windows.observe_evaluations(items)
     app = FastAPI()
-    app.include_router(findings_router(findings, windows, settings))
+    app.include_router(findings_router(findings, windows, ws))
     with _serving(app) as url:
         with urllib.request.urlopen(url + "v1/windows", timeout=30) as resp:
             report = json.load(resp)

@@ -23,6 +23,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from groundwatch.observability.window_export import WindowExport, render_registry
 from groundwatch.observability.windows_collector import WindowsCollector, build_report
 from groundwatch.runtime import Runtime
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.settings import Settings
 from groundwatch.state.bucket_reader import RawBucket
 from groundwatch.state.buckets import BucketKey
@@ -30,7 +31,7 @@ from groundwatch.state.export_lease import RedisExportLease
 from groundwatch.state.redis_store import redis_client
 from groundwatch.state.stores import IngestObservation
 from groundwatch.state.windows import MemoryWindowStore
-from tests.builders import build_rag_trace
+from tests.builders import build_rag_trace, build_redis
 from tests.fakes import FakeJudge
 from tests.infra import RedisServer, free_port, wait_port
 
@@ -88,10 +89,10 @@ def test_memory_mode_always_exports() -> None:
 def test_a_lease_is_never_held_twice_and_passes_on_when_not_renewed(
     redis_server: RedisServer, unique_name: str
 ) -> None:
-    settings = Settings(redis={"url": redis_server.url})
+    redis = build_redis(redis_server.url)
     key = f"{unique_name}:lease"
-    a = RedisExportLease(redis_client(settings.redis), key, ttl_s=1.0)
-    b = RedisExportLease(redis_client(settings.redis), key, ttl_s=1.0)
+    a = RedisExportLease(redis_client(redis), key, ttl_s=1.0)
+    b = RedisExportLease(redis_client(redis), key, ttl_s=1.0)
     assert a.renew() is True
     assert b.renew() is False
     assert (a.held(), b.held()) == (True, False)
@@ -172,15 +173,15 @@ class _CountingStore(MemoryWindowStore):
 
 
 def test_concurrent_scrapes_cost_one_report_and_one_rendering() -> None:
-    settings = Settings(windows={"report_refresh_s": 60, "min_samples": 1, "top_n": 50})
-    store = _CountingStore(settings.windows)
+    windows = WindowSettings(report_refresh_s=60, min_samples=1, top_n=50)
+    store = _CountingStore(windows)
     store.observe_ingest(
         [
             IngestObservation(f"t-{i}", time.time(), {"tenant": f"v{i}"}, True, 0.5, 2, 100)
             for i in range(50)
         ]
     )
-    export = WindowExport(WindowsCollector(store, settings))
+    export = WindowExport(WindowsCollector(store, windows))
     registry = CollectorRegistry()
     registry.register(export)
     bodies: list[bytes] = []
@@ -204,7 +205,7 @@ def test_concurrent_scrapes_cost_one_report_and_one_rendering() -> None:
     strip = re.compile(r"^groundwatch_window_report_age_seconds .*$", re.M)
     assert strip.sub("", bodies[-1].decode()) == strip.sub("", fresh)
     assert _CountingStore.reads == scraped_reads  # the report is still the same one
-    build_report(store, settings)
+    build_report(store, windows)
     assert scraped_reads == _CountingStore.reads - scraped_reads  # 20 scrapes: one report
 
 
@@ -214,10 +215,10 @@ def _reset_counts() -> None:
 
 
 def test_a_refreshed_report_is_rendered_before_a_scrape_serves_it() -> None:
-    settings = Settings(windows={"report_refresh_s": 0.2, "min_samples": 1})
-    store = MemoryWindowStore(settings.windows)
+    windows = WindowSettings(report_refresh_s=0.2, min_samples=1)
+    store = MemoryWindowStore(windows)
     store.observe_ingest([IngestObservation("t-1", time.time(), {}, True, 0.5, 2, 100)])
-    export = WindowExport(WindowsCollector(store, settings))
+    export = WindowExport(WindowsCollector(store, windows))
     export.exposition()
     assert export.renders == 1
     time.sleep(0.3)

@@ -242,7 +242,7 @@ class Runtime:
             return
         from groundwatch.observability.window_export import WindowExport
 
-        collector = WindowsCollector(cast(WindowReader, self.windows), self.settings)
+        collector = WindowsCollector(cast(WindowReader, self.windows), self.settings.windows)
         self._lease = self._export_lease()
         self.window_export = WindowExport(collector, self._lease)
         self.registry.register(self.window_export)

@@ -296,7 +296,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         findings_router(
             TenantFindingView(runtime_.findings),  # a tenant-bound token sees its tenant's only
             runtime_.windows,
-            settings,
+            settings.windows,
             include_page=False,
             include_labels=False,
         ),
@@ -317,7 +317,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         page_router(
             runtime_.findings,
             runtime_.windows,
-            settings,
+            settings.windows,
             authorize=guard.require_read_all_tenants,
             judge_version=lambda: runtime_.judge.version,
         )

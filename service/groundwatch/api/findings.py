@@ -2,7 +2,7 @@
 
 Usage::
 
-    app.include_router(findings_router(finding_store, window_store, settings),
+    app.include_router(findings_router(finding_store, window_store, settings.windows),
                        dependencies=[Depends(require_read_token)])
 
 Routes: ``GET /v1/findings`` (newest first, ``limit`` + ``cursor``; filter by slice with
@@ -40,7 +40,7 @@ from groundwatch.api.page_filters import SliceSpecError, slice_spec, split_specs
 from groundwatch.api.tenancy import current_tenant
 from groundwatch.contract.record import Conflict
 from groundwatch.observability.windows_collector import build_report, report_to_json
-from groundwatch.settings import Settings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.state.bucket_reader import WindowReader, as_reader
 from groundwatch.state.findings import InvalidCursorError
 from groundwatch.state.slices import SliceMapper
@@ -194,16 +194,17 @@ def _unavailable(exc: StoreUnavailableError) -> HTTPException:
 def findings_router(
     store: FindingStore,
     windows: WindowStore | WindowReader,
-    settings: Settings,
+    window_settings: WindowSettings,
     *,
     include_page: bool = True,
     include_labels: bool = True,
 ) -> APIRouter:
-    """The triage routes over a finding store and a window store (see module docstring).
+    """The triage routes over a finding store and a window store (see module docstring), with
+    the ``windows`` section (slice keys, the window report's layout and drift rule).
     ``include_labels=False`` leaves out the label route, for an app that mounts
     :func:`label_router` behind its write guard."""
     reader = as_reader(windows)
-    slice_keys = list(settings.windows.slice_keys)
+    slice_keys = list(window_settings.slice_keys)
     router = APIRouter()
 
     def slice_filter(request: Request, specs: list[str]) -> dict[str, str]:
@@ -329,14 +330,14 @@ def findings_router(
     def current_windows() -> dict[str, Any]:
         """Window means, counts and rates per slice, and drift against the reference."""
         try:
-            return report_to_json(build_report(reader, settings))
+            return report_to_json(build_report(reader, window_settings))
         except StoreUnavailableError as exc:
             raise _unavailable(exc) from None
 
     if include_labels:
         router.include_router(label_router(store))
     if include_page:
-        router.include_router(page_router(store, windows, settings))
+        router.include_router(page_router(store, windows, window_settings))
     return router
 
 

@@ -3,7 +3,7 @@ for the page's script) and the page's assets under ``/static/``.
 
 Usage::
 
-    app.include_router(page_router(findings, windows, settings,
+    app.include_router(page_router(findings, windows, settings.windows,
                                    authorize=guard.require_read_all_tenants,
                                    judge_version=lambda: runtime.judge.version))
 
@@ -42,7 +42,7 @@ from groundwatch.observability.precision_collector import (
     precision_from_counts,
 )
 from groundwatch.observability.windows_collector import build_report, report_to_json
-from groundwatch.settings import Settings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.state.bucket_reader import WindowReader, as_reader
 from groundwatch.state.buckets import ALL
 from groundwatch.state.stores import (
@@ -86,7 +86,7 @@ PageAuth = Callable[[Request], None]
 def page_router(
     store: FindingStore | None = None,
     windows: WindowStore | WindowReader | None = None,
-    settings: Settings | None = None,
+    window_settings: WindowSettings | None = None,
     *,
     authorize: PageAuth | None = None,
     judge_version: Callable[[], str] | None = None,
@@ -100,7 +100,7 @@ def page_router(
     router = APIRouter()
 
     def main_html(request: Request) -> str | None:
-        if store is None or windows is None or settings is None:
+        if store is None or windows is None or window_settings is None:
             return None
         if authorize is not None:
             try:
@@ -108,14 +108,14 @@ def page_router(
             except HTTPException:
                 return None
         try:
-            filters = read_filters(request.query_params, settings.windows.slice_keys)
+            filters = read_filters(request.query_params, window_settings.slice_keys)
         except ValueError as exc:
             raise HTTPException(422, str(exc)) from None
         sampled = request.query_params.get("sample") == "random"
         version = judge_version() if judge_version is not None else None
         try:
             reader = as_reader(windows)
-            report = report_to_json(build_report(reader, settings))
+            report = report_to_json(build_report(reader, window_settings))
             counts = store.label_counts()
             known = known_slice_values(report, counts)
             filters = resolve_values(filters, known)
@@ -124,7 +124,7 @@ def page_router(
                 filters = unknown_values(filters, known)
             estimate = _precision(store, counts, filters, version)
             one = next(iter(filters.slices.items())) if len(filters.slices) == 1 else ALL
-            trend = trend_points(reader, settings.windows, one)
+            trend = trend_points(reader, window_settings, one)
         except StoreUnavailableError as exc:
             log.warning("state store unavailable: %s", exc)
             return f"<main id='main'><p class='error'>{_UNAVAILABLE}</p></main>"
@@ -133,7 +133,7 @@ def page_router(
             total,
             only_slices(report, filters.slices),
             filters,
-            min_wasserstein=settings.windows.drift_min_wasserstein,
+            min_wasserstein=window_settings.drift_min_wasserstein,
             precision=estimate,
             sampled=sampled,
             trend=trend,

@@ -278,7 +278,7 @@ def _print_conclusion(runtime: Any, settings: Settings, rules: Path | None, elap
     from groundwatch.state.buckets import ALL
 
     reader = runtime.windows
-    report = build_report(reader, settings)
+    report = build_report(reader, settings.windows)
     cur_s = settings.windows.current_window_s
     reference, current = reader.summaries_many(
         [report.reference_range, (report.now - cur_s, report.now)]

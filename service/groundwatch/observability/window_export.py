@@ -3,7 +3,7 @@ export lease), and rendered once per window report, however many scrapers ask.
 
 Usage::
 
-    export = WindowExport(WindowsCollector(store, settings), lease)   # lease None: always export
+    export = WindowExport(WindowsCollector(store, window_settings), lease)   # lease None: always export
     registry.register(export)
     body = render_registry(registry, export)      # GET /metrics: the rest + the cached rendering
 
@@ -48,7 +48,7 @@ class _Families(Collector):
 class WindowExport(Collector):
     """The window collector behind the export lease, with its rendering cached per report.
 
-    Usage: ``registry.register(WindowExport(WindowsCollector(store, settings), lease))``.
+    Usage: ``registry.register(WindowExport(WindowsCollector(store, window_settings), lease))``.
     """
 
     def __init__(self, windows: WindowsCollector, lease: ExportLease | None = None) -> None:

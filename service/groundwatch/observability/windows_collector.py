@@ -2,8 +2,8 @@
 
 Usage::
 
-    registry.register(WindowsCollector(window_store, settings))
-    report = build_report(window_store, settings)      # the same numbers, for GET /v1/windows
+    registry.register(WindowsCollector(window_store, window_settings))
+    report = build_report(window_store, window_settings)  # the same numbers, for GET /v1/windows
 
 Multi-replica rule: these series carry no replica identity, and every replica reading the same
 Redis exports the same values. Prometheus adds ``instance``/``pod``; dashboards and alert rules
@@ -30,7 +30,7 @@ from typing import Any
 from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from groundwatch.settings import Settings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.state.bucket_reader import WindowReader, as_reader
 from groundwatch.state.buckets import (
     ALL,
@@ -77,9 +77,8 @@ class WindowReport:
     frozen_at: float | None = None
 
 
-def drift_policy(settings: Settings) -> DriftPolicy:
+def drift_policy(ws: WindowSettings) -> DriftPolicy:
     """The drift decision rule configured in ``windows.*``."""
-    ws = settings.windows
     return DriftPolicy(
         fdr=ws.drift_fdr,
         min_wasserstein=ws.drift_min_wasserstein,
@@ -93,10 +92,10 @@ def drift_policy(settings: Settings) -> DriftPolicy:
 
 
 def build_report(
-    reader: WindowReader, settings: Settings, now: float | None = None
+    reader: WindowReader, ws: WindowSettings, now: float | None = None
 ) -> WindowReport:
-    """Query every exported window and the drift pair (current vs reference) in one read."""
-    ws = settings.windows
+    """Query every exported window and the drift pair (current vs reference) in one read, as
+    the ``windows`` section ``ws`` lays them out."""
     now = reader.now() if now is None else now
     cur_s, ref_s = ws.current_window_s, ws.reference_window_s
     ranges = [(now - seconds, now) for seconds in ws.export_windows_s.values()]
@@ -120,7 +119,7 @@ def build_report(
         report.windows[name] = summaries
     current = results[len(ws.export_windows_s)]
     reference = baseline.slices if use_pinned and baseline else results[-1]
-    policy = drift_policy(settings)
+    policy = drift_policy(ws)
     for slice_id, cur in current.items():
         ref = reference.get(slice_id)
         if ref is None:
@@ -221,12 +220,13 @@ def _iso(ts: float) -> str:
 class WindowsCollector(Collector):
     """prometheus_client collector over a :class:`~groundwatch.state.bucket_reader.WindowReader`.
 
-    Usage: ``registry.register(WindowsCollector(store, settings))``.
+    Usage: ``registry.register(WindowsCollector(store, windows))``, ``windows`` the
+    :class:`~groundwatch.sections.windows.WindowSettings`.
     """
 
-    def __init__(self, store: WindowStore | WindowReader, settings: Settings):
+    def __init__(self, store: WindowStore | WindowReader, windows: WindowSettings):
         self.reader = as_reader(store)
-        self.settings = settings
+        self.windows = windows
         self._lock = threading.Lock()
         self._report: WindowReport | None = None
         self._report_at = 0.0  # time.monotonic() when the served report was computed
@@ -243,7 +243,7 @@ class WindowsCollector(Collector):
         report: WindowReport | None = None
         error: str | None = None
         try:
-            report = build_report(self.reader, self.settings)
+            report = build_report(self.reader, self.windows)
         except StoreUnavailableError as exc:
             # A scrape must not fail because Redis is down: report it as a series instead.
             log.warning("window store unavailable: %s", exc)
@@ -267,7 +267,7 @@ class WindowsCollector(Collector):
         """The report to serve. With ``report_refresh_s > 0`` scrapes never wait for the store
         (except for the very first report): a stale report triggers a background refresh and
         is served meanwhile, so scrape time and store load do not grow with the window data."""
-        refresh_s = self.settings.windows.report_refresh_s
+        refresh_s = self.windows.report_refresh_s
         if refresh_s <= 0:
             self._compute()
         else:
