@@ -431,7 +431,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = Settings()
     embedder = build_embedder(settings.embedding)
     # the other judge settings (GROUNDWATCH_JUDGE__CALIBRATION_PATH, ...) as the service reads them
-    judge: Any = build_judge(settings, embedder, backend=args.backend)
+    judge: Any = build_judge(settings.judge, embedder=embedder, backend=args.backend)
     report, _ = evaluate_rows(rows, judge)
     if args.warm:
         report, _ = evaluate_rows(rows, judge)

@@ -42,7 +42,8 @@ def auroc(positives: list[float], negatives: list[float]) -> float:
 
 
 def main() -> None:
-    judge = build_judge(Settings())
+    settings = Settings()
+    judge = build_judge(settings.judge, settings.embedding)
     judge.load()
     passages = [ContextPassage(text=text, id=f"p{i}") for i, (_, text) in enumerate(LABELLED)]
     traces = [

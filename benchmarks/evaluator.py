@@ -429,7 +429,7 @@ def _build_judge(kind: str, cache: CachedEmbedder) -> Judge:
 
         # the trained claim verifier (loaded in judge.load()), with the judge settings
         # (GROUNDWATCH_JUDGE__CALIBRATION_PATH, ...) as the service reads them
-        return build_judge(Settings(), cache, backend="verifier")
+        return build_judge(Settings().judge, embedder=cache, backend="verifier")
     if kind in ("auto", "embedded"):
         try:
             from groundwatch.judges.embedded import EmbeddedJudge

@@ -77,7 +77,8 @@ def judge_pairs(
     from groundwatch.settings import Settings
 
     # the other judge settings (GROUNDWATCH_JUDGE__CALIBRATION_PATH, ...) as the service reads them
-    judge = build_judge(Settings(), backend=backend)
+    settings = Settings()
+    judge = build_judge(settings.judge, settings.embedding, backend=backend)
     judge.load()
     evaluator = Evaluator(judge)
     traces = [

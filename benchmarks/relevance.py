@@ -99,7 +99,8 @@ def report(
 
 
 def judge_scores(cases: Sequence[Case]) -> tuple[str, Scores, float]:
-    judge = build_judge(Settings())
+    settings = Settings()
+    judge = build_judge(settings.judge, settings.embedding)
     judge.load()
     traces = [
         RagTrace(

@@ -78,7 +78,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     cases, traces = _workload(args.n) if args.workload else _example(args.n)
-    judge = build_judge(Settings())
+    settings = Settings()
+    judge = build_judge(settings.judge, settings.embedding)
     judge.load()
     evaluator = Evaluator(judge)
     evaluator.evaluate_batch(list(traces.values())[:32])  # warm up
@@ -184,7 +185,8 @@ def _workload(n: int) -> tuple[list[EvalCase], dict[str, RagTrace]]:
 
 def _fresh_evaluator() -> Evaluator:
     """A judge loaded anew (its embedding cache empty), outside the timed span."""
-    judge = build_judge(Settings())
+    settings = Settings()
+    judge = build_judge(settings.judge, settings.embedding)
     judge.load()
     return Evaluator(judge)
 

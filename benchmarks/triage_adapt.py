@@ -46,6 +46,7 @@ from groundwatch.judges.adapt import (  # noqa: E402
     trace_features,
 )
 from groundwatch.judges.verdict import ClaimFeatures, VerdictModel  # noqa: E402
+from groundwatch.settings import Settings  # noqa: E402
 
 CACHE = ROOT / "build" / "triage_adapt" / "features.jsonl"
 #: The blind triage set: one file per deployment domain (tests/triage/README.md).
@@ -159,7 +160,8 @@ def _trace_sets() -> list[tuple[str, Path]]:
 
 def collect(cache: Path = CACHE, written: bool = True) -> int:
     """Features of every labelled claim, one JSON line each: unit, order, gold verdict."""
-    judge, recorder = recording_judge()
+    # the embedding settings as the service reads them (GROUNDWATCH_EMBEDDING__*)
+    judge, recorder = recording_judge(embedding=Settings().embedding)
     cache.parent.mkdir(parents=True, exist_ok=True)
     done = {(r["unit"], r["item"]) for r in _rows(cache)} if cache.exists() else set()
     with cache.open("a", encoding="utf-8") as out:

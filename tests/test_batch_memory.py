@@ -8,9 +8,9 @@ import json
 import tracemalloc
 from pathlib import Path
 
+from groundwatch.contract.trace import TraceLimits
 from groundwatch.evaluation.batch import run_batch
 from groundwatch.evaluation.evaluator import Evaluator
-from tests.builders import build_settings
 from tests.fakes import FakeJudge, make_trace
 
 HUGE = 60 * 1024 * 1024
@@ -28,11 +28,11 @@ def test_an_endless_line_is_oversize_and_never_held_in_memory(tmp_path: Path) ->
         fh.write(json.dumps(make_trace("after")).encode() + b"\n")
     out = tmp_path / "out.jsonl"
     errors = tmp_path / "errors.jsonl"
-    settings = build_settings()
+    limits = TraceLimits()
     tracemalloc.start()
     try:
         code = run_batch(
-            settings,
+            limits,
             str(source),
             str(out),
             errors_path=str(errors),
@@ -49,5 +49,5 @@ def test_an_endless_line_is_oversize_and_never_held_in_memory(tmp_path: Path) ->
     (error,) = [json.loads(line) for line in errors.read_text().splitlines()]
     assert error["line"] == 2
     assert error["reason"] == "oversize"
-    limit = settings.limits.max_bytes
+    limit = limits.max_bytes
     assert peak < 4 * limit + 8 * 1024 * 1024, f"peak {peak / 2**20:.0f} MiB for a 60 MiB line"

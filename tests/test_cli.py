@@ -13,9 +13,9 @@ import pytest
 from groundwatch.cli import main
 from groundwatch.cli.config_doc import settings_rows
 from groundwatch.contract.schemas import render_schemas
+from groundwatch.contract.trace import TraceLimits
 from groundwatch.evaluation.batch import run_batch
 from groundwatch.evaluation.evaluator import Evaluator
-from groundwatch.settings import Settings
 from tests.fakes import FakeJudge, make_trace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,7 +73,7 @@ def test_evaluate_keeps_order_and_reports_invalid_lines(
     ]
     src.write_text("\n".join(lines) + "\n", encoding="utf-8")
     out = tmp_path / "out.jsonl"
-    code = run_batch(Settings(), str(src), str(out), evaluator=_evaluator(), progress=False)
+    code = run_batch(TraceLimits(), str(src), str(out), evaluator=_evaluator(), progress=False)
     assert code == 0
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["trace_id"] for r in records] == ["a", "b", "c"]
@@ -88,7 +88,7 @@ def test_evaluate_keeps_order_and_reports_invalid_lines(
 
 
 def test_unreadable_input_is_exit_2(tmp_path: Path) -> None:
-    code = run_batch(Settings(), str(tmp_path / "missing.jsonl"), "-", evaluator=_evaluator())
+    code = run_batch(TraceLimits(), str(tmp_path / "missing.jsonl"), "-", evaluator=_evaluator())
     assert code == 2
     assert main(["evaluate", str(tmp_path / "missing.jsonl")]) == 2
 
@@ -97,7 +97,7 @@ def test_unwritable_output_is_exit_2(tmp_path: Path) -> None:
     src = tmp_path / "in.jsonl"
     src.write_text(json.dumps(make_trace("a")) + "\n")
     code = run_batch(
-        Settings(), str(src), str(tmp_path / "no" / "dir" / "o.jsonl"), evaluator=_evaluator()
+        TraceLimits(), str(src), str(tmp_path / "no" / "dir" / "o.jsonl"), evaluator=_evaluator()
     )
     assert code == 2
 

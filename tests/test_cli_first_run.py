@@ -23,6 +23,7 @@ from groundwatch.cli import main
 from groundwatch.cli.commands import BindError, bind_socket, run_bound, serve_app
 from groundwatch.cli.config_doc import settings_table
 from groundwatch.cli.entry import _parser
+from groundwatch.contract.trace import TraceLimits
 from groundwatch.evaluation.batch import run_batch
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.runtime import Runtime
@@ -219,6 +220,8 @@ def test_progress_bar_never_prints_its_last_line_twice(
     src.write_text("".join(json.dumps(make_trace(f"t{i}")) + "\n" for i in range(5)))
     judge = FakeJudge()
     judge.load()
-    code = run_batch(Settings(), str(src), str(tmp_path / "out.jsonl"), evaluator=Evaluator(judge))
+    code = run_batch(
+        TraceLimits(), str(src), str(tmp_path / "out.jsonl"), evaluator=Evaluator(judge)
+    )
     assert code == 0
     assert capsys.readouterr().err.count("100%") <= 1

@@ -30,6 +30,7 @@ from groundwatch.judges.adapt import (
     write_model,
 )
 from groundwatch.judges.verdict import ClaimFeatures, Decision, VerdictModel
+from groundwatch.sections.judging import JudgeSettings
 from groundwatch.settings import Settings
 
 FEATURES = ("log_p_contradicted", "coverage")
@@ -111,10 +112,8 @@ def test_the_calibration_file_round_trips_and_the_setting_changes_metric_version
     )
     from groundwatch.judges.factory import build_judge
 
-    shipped = build_judge(Settings.model_validate({"judge": {"backend": "verifier"}}))
-    adapted = build_judge(
-        Settings.model_validate({"judge": {"backend": "verifier", "calibration_path": str(path)}})
-    )
+    shipped = build_judge(JudgeSettings(backend="verifier"))
+    adapted = build_judge(JudgeSettings(backend="verifier", calibration_path=str(path)))
     assert f"cal-{model.version}/" in adapted.version
     assert adapted.version != shipped.version
 

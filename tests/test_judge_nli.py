@@ -18,7 +18,6 @@ from groundwatch.judges.checked import ValueCheckedJudge
 from groundwatch.judges.factory import build_judge
 from groundwatch.judges.remote.nli import NliJudge, NliLabels, read_nli_labels
 from groundwatch.sections.judging import JudgeSettings
-from groundwatch.settings import Settings
 from tests.builders import build_rag_trace
 
 pytest.importorskip("torch")
@@ -316,23 +315,22 @@ def test_load_fails_clearly(tmp_path: Path) -> None:
 
 
 def test_factory_builds_nli(random_model: Path) -> None:
-    settings = Settings(judge=JudgeSettings(backend="nli", nli_model_dir=str(random_model)))
-    judge = build_judge(settings)
+    judge = build_judge(JudgeSettings(backend="nli", nli_model_dir=str(random_model)))
     assert isinstance(judge, ValueCheckedJudge)  # every backend's values are checked
     assert isinstance(judge.inner, NliJudge)
     assert judge.backend == "nli"
     with pytest.raises(ValueError, match="NLI_MODEL_DIR"):
-        build_judge(Settings(judge=JudgeSettings(backend="nli")))
+        build_judge(JudgeSettings(backend="nli"))
 
 
 def test_factory_passes_the_embedder(random_model: Path) -> None:
     embedder = _HashEmbedder()
     nli = build_judge(
-        Settings(judge=JudgeSettings(backend="nli", nli_model_dir=str(random_model))), embedder
+        JudgeSettings(backend="nli", nli_model_dir=str(random_model)), embedder=embedder
     )
     assert "emb:hash-bow" in nli.version
     embedded = build_judge(
-        Settings(judge=JudgeSettings(backend="embedded", relevance_threshold=0.5)), embedder
+        JudgeSettings(backend="embedded", relevance_threshold=0.5), embedder=embedder
     )
     assert embedded.backend == "embedded"
     assert "hash-bow" in embedded.version

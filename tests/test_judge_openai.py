@@ -22,7 +22,6 @@ from groundwatch.judges.checked import ValueCheckedJudge
 from groundwatch.judges.factory import build_judge
 from groundwatch.judges.remote.openai import JudgeUsage, OpenAIJudge
 from groundwatch.sections.judging import JudgeSettings
-from groundwatch.settings import Settings
 
 API_KEY = "sk-test-very-secret"
 CLAIMS = ["The pro plan costs 10 dollars per month.", "The pro plan includes SSO."]
@@ -477,8 +476,8 @@ def test_load_fails_when_unreachable(server: FakeChatServer) -> None:
 
 
 def test_factory_builds_openai(server: FakeChatServer) -> None:
-    settings = Settings(
-        judge=JudgeSettings(
+    judge = build_judge(
+        JudgeSettings(
             backend="openai",
             openai_base_url=server.url,
             openai_model="m1",
@@ -486,10 +485,9 @@ def test_factory_builds_openai(server: FakeChatServer) -> None:
             relevance_threshold=0.6,
         )
     )
-    judge = build_judge(settings)
     assert isinstance(judge, ValueCheckedJudge)  # every backend's values are checked
     assert isinstance(judge.inner, OpenAIJudge)
     assert judge.backend == "openai"
     assert judge.version == "openai/m1/p1/rel0.6/vc1"
     with pytest.raises(ValueError, match="OPENAI_BASE_URL"):
-        build_judge(Settings(judge=JudgeSettings(backend="openai")))
+        build_judge(JudgeSettings(backend="openai"))

@@ -20,7 +20,6 @@ from groundwatch.judges.checked import ValueCheckedJudge
 from groundwatch.judges.factory import build_judge
 from groundwatch.judges.remote.tei import TeiJudge
 from groundwatch.sections.judging import JudgeSettings
-from groundwatch.settings import Settings
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -338,12 +337,12 @@ def test_load_checks_the_service(tei: FakeTei) -> None:
 
 
 def test_factory_builds_tei(tei: FakeTei) -> None:
-    judge = build_judge(Settings(judge=JudgeSettings(backend="tei", tei_url=tei.url)))
+    judge = build_judge(JudgeSettings(backend="tei", tei_url=tei.url))
     assert isinstance(judge, ValueCheckedJudge)  # every backend's values are checked
     assert isinstance(judge.inner, TeiJudge)
     assert judge.backend == "tei"
     with pytest.raises(ValueError, match="TEI_URL"):
-        build_judge(Settings(judge=JudgeSettings(backend="tei")))
+        build_judge(JudgeSettings(backend="tei"))
 
 
 def test_a_short_answer_is_read_as_one_declarative_sentence(judge: TeiJudge, tei: FakeTei) -> None:

@@ -14,7 +14,7 @@ from groundwatch.judges.claims.short_answers import claim_values
 from groundwatch.judges.factory import build_judge
 from groundwatch.judges.values import account_values, stated_values
 from groundwatch.judges.values.names import account_name
-from groundwatch.settings import Settings
+from groundwatch.sections.judging import JudgeSettings
 
 DOSE = "For adults aged 18 to 65 the daily dose is 20 mg, taken in the morning."
 CONFERENCE = (
@@ -218,7 +218,7 @@ HELD_BACK = [
 
 @pytest.fixture(scope="module", params=["verifier", "embedded"])
 def evaluator(request: pytest.FixtureRequest) -> Evaluator:
-    judge = build_judge(Settings(), backend=request.param)
+    judge = build_judge(JudgeSettings(), backend=request.param)
     assert isinstance(judge, ValueCheckedJudge)
     judge.load()
     return Evaluator(judge)

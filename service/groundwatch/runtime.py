@@ -146,7 +146,7 @@ class Runtime:
         if judge is None:
             from groundwatch.judges.factory import build_judge
 
-            judge = build_judge(settings)
+            judge = build_judge(settings.judge, settings.embedding)
         judge.load()
         redactor = _build_redactor(settings)
         built_windows, built_findings, slices = _build_stores(settings, redactor)

@@ -258,11 +258,20 @@ def _run(args: argparse.Namespace) -> int:
         )
     if command == "evaluate":
         from groundwatch.evaluation.batch import run_batch
+        from groundwatch.evaluation.evaluator import Evaluator
+
+        def evaluator() -> Evaluator:
+            from groundwatch.judges.factory import build_judge
+
+            judge = build_judge(settings.judge, settings.embedding)
+            judge.load()
+            return Evaluator(judge)
 
         return run_batch(
-            settings,
+            settings.limits,
             args.input,
             args.output,
+            evaluator=evaluator,
             errors_path=args.errors,
             batch_size=args.batch_size,
             progress=not args.no_progress,

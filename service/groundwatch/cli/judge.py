@@ -144,7 +144,9 @@ def run_judge(settings: Settings, args: argparse.Namespace, judge: Any = None) -
     if not findings:
         _print_dropped(dropped, len(dropped))
         return _err("no finding labelled right or wrong (with its trace text) in the export")
-    recorder_judge, recorder = judge if judge is not None else recording_judge()
+    recorder_judge, recorder = (
+        judge if judge is not None else recording_judge(embedding=settings.embedding)
+    )
     rows = claim_features(findings, recorder_judge, recorder, dropped)
     fit, held = split_labels(rows, args.holdout, args.seed)
     try:

@@ -83,7 +83,7 @@ def _evaluator(settings: Settings) -> Any:
     from groundwatch.evaluation.evaluator import Evaluator
     from groundwatch.judges.factory import build_judge
 
-    judge = build_judge(settings)
+    judge = build_judge(settings.judge, settings.embedding)
     judge.load()
     return Evaluator(judge)
 

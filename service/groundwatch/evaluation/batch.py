@@ -7,6 +7,13 @@ also when writing fails midway (disk full, ``-o /dev/full``): one line on stderr
 
 Memory is bounded in bytes: a line longer than ``limits.max_bytes`` is reported as ``oversize``
 and skipped in 1 MiB reads, never held whole (a file without newlines cannot exhaust memory).
+
+Usage::
+
+    run_batch(settings.limits, "in.jsonl", "out.jsonl", evaluator=make_evaluator)
+
+``evaluator`` is an :class:`Evaluator`, or a callable that builds one (loading the judge), called
+only once the files open: a missing input fails at once, before any model loads.
 """
 
 from __future__ import annotations
@@ -14,15 +21,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 from groundwatch.contract.record import EvaluationRecord
-from groundwatch.contract.trace import RagTrace, TraceDecodeError, decode_trace
+from groundwatch.contract.trace import RagTrace, TraceDecodeError, TraceLimits, decode_trace
 from groundwatch.evaluation.evaluator import Evaluator
-from groundwatch.settings import Settings
 
 __all__ = ["BatchSummary", "run_batch"]
 
@@ -159,14 +165,14 @@ def _count_lines(path: str) -> int | None:
 
 
 def run_batch(
-    settings: Settings,
+    limits: TraceLimits,
     input_path: str,
     output_path: str,
     *,
+    evaluator: Evaluator | Callable[[], Evaluator],
     errors_path: str | None = None,
     batch_size: int = 16,
     progress: bool = True,
-    evaluator: Evaluator | None = None,
 ) -> int:
     if batch_size < 1:
         print("groundwatch evaluate: --batch-size must be >= 1", file=sys.stderr)
@@ -193,38 +199,34 @@ def run_batch(
             except OSError as exc:
                 print(f"groundwatch evaluate: {exc.filename}: {exc.strerror}", file=sys.stderr)
                 return 2
-            if evaluator is None:
-                from groundwatch.judges.factory import build_judge
-
-                judge = build_judge(settings)
-                judge.load()
-                evaluator = Evaluator(judge)
+            # Built (the judge loaded) only once the files are open.
+            judged = evaluator if isinstance(evaluator, Evaluator) else evaluator()
             summary = BatchSummary()
             errors: list[dict[str, Any]] = []
             bar = _progress(total, progress)
             pending: list[RagTrace] = []
 
             def flush() -> None:
-                records = evaluator.evaluate_batch(pending)
+                records = judged.evaluate_batch(pending)
                 sink.write("".join(record.model_dump_json() + "\n" for record in records))
                 for record in records:
                     summary.add(record)
                 bar.update(len(pending))
                 pending.clear()
 
-            for number, raw in _lines(source, settings.limits.max_bytes):
+            for number, raw in _lines(source, limits.max_bytes):
                 summary.lines += 1
                 if raw is not None and not raw.strip():
                     bar.update(1)
                     continue
                 try:
                     if raw is None:
-                        limit = settings.limits.max_bytes
+                        limit = limits.max_bytes
                         message = (
                             f"(line): longer than {limit} bytes (GROUNDWATCH_LIMITS__MAX_BYTES)"
                         )
                         raise TraceDecodeError("oversize", message)
-                    trace = decode_trace(raw, settings.limits)
+                    trace = decode_trace(raw, limits)
                 except TraceDecodeError as exc:
                     summary.invalid += 1
                     errors.append({"line": number, "reason": exc.reason, "detail": exc.detail})
@@ -254,7 +256,7 @@ def run_batch(
                 f"groundwatch evaluate: cannot write {errors_path}: {exc.strerror}", file=sys.stderr
             )
             return 2
-    print(f"metric_version: {evaluator.metric_version}", file=sys.stderr)
+    print(f"metric_version: {judged.metric_version}", file=sys.stderr)
     print(summary.table(), file=sys.stderr)
     return 0
 

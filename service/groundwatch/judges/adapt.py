@@ -47,6 +47,7 @@ from groundwatch.judges.verdict import (
     Decision,
     VerdictModel,
 )
+from groundwatch.sections.judging import EmbeddingSettings
 
 __all__ = [
     "DROP_BY_CODE",
@@ -166,14 +167,18 @@ class _Recorder(VerdictModel):
         return Decision("not_found", 0.5, "recording")
 
 
-def recording_judge(embedder: Any = None) -> tuple[Any, _Recorder]:
-    """A verifier judge whose verdict model records features instead of deciding."""
+def recording_judge(
+    embedder: Any = None, embedding: EmbeddingSettings | None = None
+) -> tuple[Any, _Recorder]:
+    """A verifier judge whose verdict model records features instead of deciding; its
+    sentence embedder is ``embedder``, else built from the ``embedding`` section (the
+    deployment's: ``groundwatch judge adapt`` passes it; its defaults when None)."""
     from groundwatch.judges.embedding import build_embedder
     from groundwatch.judges.verified import VerifiedJudge
-    from groundwatch.settings import Settings
 
     recorder = _Recorder()
-    judge = VerifiedJudge(embedder or build_embedder(Settings().embedding), verdicts=recorder)
+    built = embedder or build_embedder(embedding or EmbeddingSettings())
+    judge = VerifiedJudge(built, verdicts=recorder)
     return judge, recorder
 
 

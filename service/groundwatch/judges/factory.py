@@ -1,9 +1,10 @@
-"""Builds the configured judge backend from settings.
+"""Builds the configured judge backend from its settings sections.
 
 Usage::
 
-    judge = build_judge(settings)            # GROUNDWATCH_JUDGE__BACKEND=embedded|nli|openai|tei
+    judge = build_judge(settings.judge, settings.embedding)   # GROUNDWATCH_JUDGE__BACKEND=...
     judge.load()
+    judge = build_judge(JudgeSettings(backend="tei", tei_url=url))   # embedding: the defaults
 
 Backends are imported only when chosen, so an ``embedded`` deployment never imports torch or
 opens a socket. Optional knobs not (yet) in :class:`JudgeSettings` are read with defaults.
@@ -16,8 +17,7 @@ from typing import Any
 
 from groundwatch.judges.base import Judge
 from groundwatch.judges.embedding import Embedder, build_embedder
-from groundwatch.sections.judging import JudgeSettings
-from groundwatch.settings import Settings
+from groundwatch.sections.judging import EmbeddingSettings, JudgeSettings
 
 __all__ = ["build_judge"]
 
@@ -28,30 +28,38 @@ def _opt(judge: JudgeSettings, name: str, default: Any) -> Any:
 
 
 def build_judge(
-    settings: Settings, embedder: Embedder | None = None, *, backend: str | None = None
+    judge: JudgeSettings,
+    embedding: EmbeddingSettings | None = None,
+    *,
+    embedder: Embedder | None = None,
+    backend: str | None = None,
 ) -> Judge:
-    """The judge named by ``settings.judge.backend`` (or ``backend``, with the other judge
-    settings as configured: a benchmark measuring one backend), its verdicts checked against
-    the values its claims state (:class:`~groundwatch.judges.values.ValueCheckedJudge`, the
-    same for every backend); raises ``ValueError`` when misconfigured."""
+    """The judge named by ``judge.backend`` (or ``backend``, with the other judge settings as
+    configured: a benchmark measuring one backend), its verdicts checked against the values its
+    claims state (:class:`~groundwatch.judges.checked.ValueCheckedJudge`, the same for every
+    backend); raises ``ValueError`` when misconfigured. The sentence embedder is ``embedder``
+    when given, else built from ``embedding`` (the ``embedding`` section; its defaults when
+    None)."""
     from groundwatch.judges.checked import ValueCheckedJudge
 
-    return ValueCheckedJudge(_backend_judge(settings, embedder, backend=backend))
+    return ValueCheckedJudge(
+        _backend_judge(judge, embedding or EmbeddingSettings(), embedder, backend=backend)
+    )
 
 
 def _backend_judge(
-    settings: Settings, embedder: Embedder | None = None, *, backend: str | None = None
+    judge: JudgeSettings,
+    embedding: EmbeddingSettings,
+    embedder: Embedder | None = None,
+    *,
+    backend: str | None = None,
 ) -> Judge:
-    js = (
-        settings.judge
-        if backend is None
-        else settings.judge.model_copy(update={"backend": backend})
-    )
+    js = judge if backend is None else judge.model_copy(update={"backend": backend})
     if js.backend == "embedded":
         from groundwatch.judges.embedded import EmbeddedJudge
 
         return EmbeddedJudge(
-            embedder or build_embedder(settings.embedding),
+            embedder or build_embedder(embedding),
             relevance_threshold=js.relevance_threshold,
         )
     if js.backend == "verifier":
@@ -61,7 +69,7 @@ def _backend_judge(
         # An adapted calibration (groundwatch judge adapt) only when a setting names it.
         path = _opt(js, "calibration_path", None)
         return VerifiedJudge(
-            embedder or build_embedder(settings.embedding),
+            embedder or build_embedder(embedding),
             relevance_threshold=js.relevance_threshold,
             verdicts=VerdictModel.load(Path(str(path))) if path else None,
         )
