@@ -115,7 +115,7 @@ def main() -> None:
         registry = CollectorRegistry()
         windows = TimedWindows(settings.windows, count_only=args.store == "count")
         processor = make_processor(
-            settings, windows, MemoryFindingStore(settings.findings), [], registry
+            windows, MemoryFindingStore(settings.findings), [], registry, sampling=settings.sampling
         )
         options = ConsumerOptions(handle_signals=False, queue_capacity=4 * args.max_poll_records)
         provider = None
@@ -124,7 +124,12 @@ def main() -> None:
 
             provider = TracerProvider()
         consumer = KafkaTraceConsumer(
-            settings, processor, registry, tracer_provider=provider, options=options
+            settings.kafka,
+            settings.limits,
+            processor,
+            registry,
+            tracer_provider=provider,
+            options=options,
         )
         profiler = cProfile.Profile() if args.profile else None
         thread = threading.Thread(target=consumer.run, daemon=True)

@@ -45,14 +45,15 @@ def _memory(client: redis.Redis, pattern: str) -> tuple[int, int]:
 
 
 def phase_seen(args: argparse.Namespace) -> None:
-    from tests.test_consumer_kafka import _settings, counts, produce, running, sampled, wait_for
+    from tests.builders import build_pipeline_settings
+    from tests.test_consumer_kafka import counts, produce, running, sampled, wait_for
 
     name = f"bench-{uuid.uuid4().hex[:8]}"
     with KafkaBroker.start() as broker, RedisServer.start() as server:
         broker.create_topic(name, 4)
         broker.create_topic(f"{name}.dlq", 1)
         broker.create_topic(f"{name}.results", 1)
-        settings = _settings(broker, server.url, name, args.rate)
+        settings = build_pipeline_settings(broker.bootstrap, server.url, name, args.rate)
         client = redis.Redis.from_url(server.url)
         ids = [f"{name}-{i}" for i in range(args.traces)]
         want = sampled(set(ids), args.rate)

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from groundwatch.contract.trace import RagTrace
-from groundwatch.sections.connections import RedisSettings
+from groundwatch.contract.trace import RagTrace, TraceLimits
+from groundwatch.sections.connections import KafkaSettings, RedisSettings
+from groundwatch.sections.pipeline import SamplingSettings
 from groundwatch.sections.windows import WindowSettings
 from groundwatch.settings import Settings
 
@@ -31,6 +32,7 @@ __all__ = [
     "BASE_SETTINGS",
     "DRIFT_WINDOWS",
     "STORE_WINDOWS",
+    "build_pipeline_settings",
     "build_rag_trace",
     "build_redis",
     "build_settings",
@@ -99,6 +101,31 @@ def build_redis(url: str | None = None, prefix: str = "gw", **overrides: Any) ->
     """The ``redis`` section for a store on ``url`` (None: no server, e.g. for the memory
     store's re-delivery horizon) under key prefix ``prefix``, with ``overrides``."""
     return RedisSettings.model_validate({"url": url, "key_prefix": prefix, **overrides})
+
+
+def build_pipeline_settings(
+    bootstrap: str, redis_url: str, name: str, rate: float = 1.0
+) -> Settings:
+    """The whole Settings of a Kafka consumer pipeline under test (a harness wiring the consumer,
+    the Redis stores and the sampler, as the composition root does): topic ``name`` with its
+    ``.dlq`` and ``.results`` topics, group ``name-g``, a short session and commit interval, Redis
+    under key prefix ``name``, sampling at ``rate``, traces up to 20 kB."""
+    return Settings(
+        kafka=KafkaSettings(
+            bootstrap_servers=bootstrap,
+            topic=name,
+            dlq_topic=f"{name}.dlq",
+            results_topic=f"{name}.results",
+            group_id=f"{name}-g",
+            client_id=name,
+            session_timeout_ms=6000,
+            heartbeat_interval_ms=1000,
+            commit_interval_s=0.2,
+        ),
+        redis=build_redis(redis_url, name),
+        sampling=SamplingSettings(rate=rate),
+        limits=TraceLimits(max_bytes=20_000),
+    )
 
 
 def build_trace(trace_id: str = "t-1", **overrides: Any) -> dict[str, Any]:

@@ -88,15 +88,20 @@ def main(argv: list[str] | None = None) -> int:
     registry = CollectorRegistry()
     sink = KafkaResultSink.from_settings(settings.kafka)
     processor = make_processor(
-        settings,
         RedisWindowStore(client, settings.windows, settings.redis),
         RedisFindingStore(client, settings.findings, settings.redis),
         [sink],
         registry,
         FakeJudge(args.judge_delay),
+        sampling=settings.sampling,
+        slices=settings.windows,
     )
     consumer = KafkaTraceConsumer(
-        settings, processor, registry, options=ConsumerOptions(eval_batch=args.eval_batch)
+        settings.kafka,
+        settings.limits,
+        processor,
+        registry,
+        options=ConsumerOptions(eval_batch=args.eval_batch),
     )
     status = serve_status(args.status_port, consumer, registry) if args.status_port else None
     try:

@@ -3,7 +3,7 @@ deterministic judge, processor assembly, topic readers.
 
 Usage::
 
-    processor = make_processor(settings, windows, findings, sinks, registry)
+    processor = make_processor(windows, findings, sinks, registry, sampling=settings.sampling)
     records = read_topic(bootstrap, "results", expect=10)
 """
 
@@ -24,7 +24,8 @@ from groundwatch.evaluation.processing import TraceProcessor
 from groundwatch.ingest.sampling import Sampler
 from groundwatch.judges.base import ClaimJudgement, JudgeError, TraceJudgement
 from groundwatch.observability.metrics import PipelineMetrics
-from groundwatch.settings import Settings
+from groundwatch.sections.pipeline import SamplingSettings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.state.slices import SliceMapper
 from groundwatch.state.stores import FindingStore, ResultSink, WindowStore
 from tests.builders import build_trace
@@ -86,17 +87,24 @@ class FakeJudge:
 
 
 def make_processor(
-    settings: Settings,
     windows: WindowStore,
     findings: FindingStore,
     sinks: Sequence[ResultSink],
     registry: CollectorRegistry,
     judge: Any = None,
+    *,
+    sampling: SamplingSettings | None = None,
+    slices: WindowSettings | None = None,
 ) -> TraceProcessor:
+    """A processor over the given stores and sinks (the fake judge unless ``judge``), sampling
+    as ``sampling`` says and labelling slices by the ``windows`` section ``slices`` (the
+    sections' defaults when None)."""
+    sampling = sampling or SamplingSettings()
+    slices = slices or WindowSettings()
     return TraceProcessor(
         evaluator=Evaluator(judge or FakeJudge()),
-        sampler=Sampler(settings.sampling),
-        slices=SliceMapper(settings.windows.slice_keys, settings.windows.top_n),
+        sampler=Sampler(sampling),
+        slices=SliceMapper(slices.slice_keys, slices.top_n),
         windows=windows,
         findings=findings,
         sinks=sinks,

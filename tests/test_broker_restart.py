@@ -29,10 +29,10 @@ import pytest
 from groundwatch.settings import Settings
 from groundwatch.state.redis_store import RedisWindowStore, redis_client
 from groundwatch_consumers.publisher import TracePublisher
+from tests.builders import build_pipeline_settings
 from tests.consumer_support import make_trace, read_topic
 from tests.infra import KafkaBroker, RedisServer, S3Server, free_port, wait_port
 from tests.test_consumer_kafka import (
-    _settings,
     _topics,
     committed_all,
     counts,
@@ -177,7 +177,7 @@ def test_broker_restarts_lose_nothing_count_nothing_twice_readiness_follows(
 ) -> None:
     broker, rate = durable_broker, 0.7
     _topics(broker, unique_name)
-    settings = _settings(broker, redis_server.url, unique_name, rate)
+    settings = build_pipeline_settings(broker.bootstrap, redis_server.url, unique_name, rate)
     windows = RedisWindowStore(redis_client(settings.redis), settings.windows, settings.redis)
     first = [f"{unique_name}-a{i}" for i in range(200)]
     second = [f"{unique_name}-b{i}" for i in range(100)]

@@ -35,11 +35,11 @@ from groundwatch.state.redis_store import RedisWindowStore, redis_client
 from groundwatch_consumers.dlq import DeadLetterPublisher
 from groundwatch_consumers.inflate import MARKER_HEADER, FetchGuard, InflateBounds
 from groundwatch_consumers.kafka_source import ConsumerOptions, KafkaTraceConsumer
+from tests.builders import build_pipeline_settings
 from tests.consumer_support import make_trace, read_topic
 from tests.fakes import FakeJudge
 from tests.infra import KafkaBroker, RedisServer
 from tests.test_consumer_kafka import (
-    _settings,
     _topics,
     committed_all,
     counts,
@@ -117,7 +117,7 @@ def test_gzip_bomb_on_every_partition_with_a_kill_9_mid_stream(
     """The target of issue 45: every valid trace scored, each bomb dead-lettered bounded, every
     offset committed, peak RSS bounded, across a SIGKILL and a restart."""
     _topics(kafka_broker, unique_name)
-    settings = _settings(kafka_broker, redis_server.url, unique_name, 1.0)
+    settings = build_pipeline_settings(kafka_broker.bootstrap, redis_server.url, unique_name, 1.0)
     windows = RedisWindowStore(redis_client(settings.redis), settings.windows, settings.redis)
     ids = [f"{unique_name}-{i}" for i in range(600)]
     _produce_with_bombs(kafka_broker.bootstrap, unique_name, ids, 3)
@@ -183,7 +183,7 @@ def test_a_dead_letter_too_large_for_the_producer_is_written_as_a_bounded_copy(
     producer's ``max_request_size`` (1 MiB): its copy is cut, says so, and keeps the original
     coordinates, size and reason."""
     _topics(kafka_broker, unique_name, partitions=1)
-    settings = _settings(kafka_broker, redis_server.url, unique_name, 1.0)
+    settings = build_pipeline_settings(kafka_broker.bootstrap, redis_server.url, unique_name, 1.0)
     big = b'{"trace_id":"big","question":"' + b"q" * 1_500_000 + b'"}'
     ids = [f"{unique_name}-{i}" for i in range(20)]
     with running(settings) as run:
@@ -318,7 +318,7 @@ def test_a_dlq_that_stays_down_is_given_up_and_healthz_and_lag_tell_the_truth_me
 
 def _memory_settings(broker: KafkaBroker, name: str) -> Settings:
     """Kafka on ``broker``; windows and findings in memory."""
-    settings = _settings(broker, "redis://127.0.0.1:1/0", name, 1.0)
+    settings = build_pipeline_settings(broker.bootstrap, "redis://127.0.0.1:1/0", name, 1.0)
     return settings.model_copy(update={"redis": RedisSettings()})
 
 
@@ -333,7 +333,8 @@ def _in_app(
     ``dlq`` as its dead-letter publisher."""
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
     consumer = KafkaTraceConsumer(
-        settings,
+        settings.kafka,
+        settings.limits,
         runtime.processor,
         runtime.registry,
         options=ConsumerOptions(

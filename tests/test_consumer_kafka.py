@@ -29,14 +29,13 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from prometheus_client import CollectorRegistry
 
 from groundwatch.ingest.sampling import sample_point
-from groundwatch.sections.connections import KafkaSettings, RedisSettings
-from groundwatch.sections.pipeline import SamplingSettings
 from groundwatch.settings import Settings
 from groundwatch.state.buckets import ALL
 from groundwatch.state.redis_store import RedisFindingStore, RedisWindowStore, redis_client
 from groundwatch_consumers.kafka_source import ConsumerOptions, KafkaTraceConsumer
 from groundwatch_consumers.publisher import TracePublisher
 from groundwatch_consumers.results import KafkaResultSink
+from tests.builders import build_pipeline_settings
 from tests.consumer_support import FakeJudge, make_processor, make_trace, read_topic
 from tests.infra import KafkaBroker, RedisServer, free_port, wait_port
 
@@ -44,25 +43,6 @@ pytestmark = [pytest.mark.kafka, pytest.mark.redis]
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-
-
-def _settings(broker: KafkaBroker, redis_url: str, name: str, rate: float) -> Settings:
-    return Settings(
-        kafka=KafkaSettings(
-            bootstrap_servers=broker.bootstrap,
-            topic=name,
-            dlq_topic=f"{name}.dlq",
-            results_topic=f"{name}.results",
-            group_id=f"{name}-g",
-            client_id=name,
-            session_timeout_ms=6000,
-            heartbeat_interval_ms=1000,
-            commit_interval_s=0.2,
-        ),
-        redis=RedisSettings(url=redis_url, key_prefix=name),
-        sampling=SamplingSettings(rate=rate),
-        limits={"max_bytes": 20_000},
-    )
 
 
 def _topics(broker: KafkaBroker, name: str, partitions: int = 3) -> None:
@@ -100,18 +80,24 @@ def running(
     sink = KafkaResultSink.from_settings(settings.kafka)
     judge = FakeJudge(judge_delay_s)
     processor = make_processor(
-        settings,
         windows,
         RedisFindingStore(client, settings.findings, settings.redis),
         [sink],
         registry,
         judge,
+        sampling=settings.sampling,
+        slices=settings.windows,
     )
     options = options or ConsumerOptions(
         handle_signals=False, backoff_initial_s=0.1, backoff_max_s=0.5
     )
     consumer = KafkaTraceConsumer(
-        settings, processor, registry, tracer_provider=provider, options=options
+        settings.kafka,
+        settings.limits,
+        processor,
+        registry,
+        tracer_provider=provider,
+        options=options,
     )
     thread = threading.Thread(target=consumer.run, daemon=True)
     thread.start()
@@ -188,7 +174,7 @@ def test_valid_traces_scored_malformed_dead_lettered(
 ) -> None:
     rate = 0.5
     _topics(kafka_broker, unique_name)
-    settings = _settings(kafka_broker, redis_server.url, unique_name, rate)
+    settings = build_pipeline_settings(kafka_broker.bootstrap, redis_server.url, unique_name, rate)
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
@@ -279,7 +265,7 @@ def test_kill_9_mid_stream_loses_nothing_counts_nothing_twice(
     rate = 0.7
     _topics(kafka_broker, unique_name)
     server = request.getfixturevalue("redis_server" if backend == "redis" else "redis_cluster")
-    settings = _settings(kafka_broker, server.url, unique_name, rate)
+    settings = build_pipeline_settings(kafka_broker.bootstrap, server.url, unique_name, rate)
     windows = RedisWindowStore(redis_client(settings.redis), settings.windows, settings.redis)
     ids = [f"{unique_name}-{i}" for i in range(600)]
     want = sampled(set(ids), rate)
@@ -329,7 +315,7 @@ def test_two_consumers_split_partitions_and_score_each_trace_once(
 ) -> None:
     rate = 1.0
     _topics(kafka_broker, unique_name, partitions=4)
-    settings = _settings(kafka_broker, redis_server.url, unique_name, rate)
+    settings = build_pipeline_settings(kafka_broker.bootstrap, redis_server.url, unique_name, rate)
     with running(settings) as one, running(settings) as two:
         wait_for(
             lambda: (
@@ -396,7 +382,7 @@ def test_redis_outage_retries_without_loss_and_readiness_follows(
     _topics(kafka_broker, unique_name)
     with durable_redis() as restart:
         url: str = restart.url  # type: ignore[attr-defined]
-        settings = _settings(kafka_broker, url, unique_name, rate)
+        settings = build_pipeline_settings(kafka_broker.bootstrap, url, unique_name, rate)
         with running(settings) as run:
             first = [f"{unique_name}-a{i}" for i in range(30)]
             produce(kafka_broker.bootstrap, unique_name, first)

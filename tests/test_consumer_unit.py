@@ -18,10 +18,10 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from prometheus_client import CollectorRegistry
 
 from groundwatch.contract.record import EvaluationRecord
+from groundwatch.contract.trace import TraceLimits
 from groundwatch.sections.connections import KafkaSettings
 from groundwatch.sections.pipeline import SamplingSettings
-from groundwatch.sections.windows import WindowSettings
-from groundwatch.settings import Settings
+from groundwatch.sections.windows import FindingsSettings, WindowSettings
 from groundwatch.state.buckets import ALL
 from groundwatch.state.findings import MemoryFindingStore
 from groundwatch.state.stores import Delivery, IngestObservation, StoreUnavailableError
@@ -398,17 +398,20 @@ def _run_consumer(
     rate: float = 1.0,
     notes: Any = None,
 ) -> tuple[KafkaTraceConsumer, threading.Thread, FakeProducer, CollectorRegistry]:
-    settings = Settings(
-        kafka=KafkaSettings(bootstrap_servers="fake:9092", topic="t", commit_interval_s=0.05),
-        sampling=SamplingSettings(rate=rate),
-    )
+    kafka = KafkaSettings(bootstrap_servers="fake:9092", topic="t", commit_interval_s=0.05)
     registry = CollectorRegistry()
     processor = make_processor(
-        settings, windows, MemoryFindingStore(settings.findings), [], registry, judge
+        windows,
+        MemoryFindingStore(FindingsSettings()),
+        [],
+        registry,
+        judge,
+        sampling=SamplingSettings(rate=rate),
     )
     dlq_producer = FakeProducer()
     consumer = KafkaTraceConsumer(
-        settings,
+        kafka,
+        TraceLimits(),
         processor,
         registry,
         tracer_provider=provider,
@@ -528,14 +531,10 @@ def _buggy_consumer(
     fake: FakeConsumer, where: str
 ) -> tuple[KafkaTraceConsumer, FakeProducer, list[Any]]:
     windows = MemoryWindowStore(WindowSettings())
-    settings = Settings(
-        kafka=KafkaSettings(bootstrap_servers="fake:9092", topic="t", commit_interval_s=0.05)
-    )
+    kafka = KafkaSettings(bootstrap_servers="fake:9092", topic="t", commit_interval_s=0.05)
     registry = CollectorRegistry()
     judge = _BuggyJudge() if where == "judge" else FakeJudge()
-    processor = make_processor(
-        settings, windows, MemoryFindingStore(settings.findings), [], registry, judge
-    )
+    processor = make_processor(windows, MemoryFindingStore(FindingsSettings()), [], registry, judge)
     recorded: list[Any] = []
     real_record = processor.record
 
@@ -548,7 +547,8 @@ def _buggy_consumer(
     processor.record = spy  # type: ignore[method-assign]
     dlq = FakeProducer()
     consumer = KafkaTraceConsumer(
-        settings,
+        kafka,
+        TraceLimits(),
         processor,
         registry,
         options=ConsumerOptions(handle_signals=False, poll_timeout_ms=5),
@@ -660,14 +660,12 @@ def test_consumer_retries_an_unreachable_broker_at_start() -> None:
             raise KafkaConnectionError("no broker")
         return fake
 
-    settings = Settings(kafka=KafkaSettings(bootstrap_servers="fake:9092", topic="t"))
     registry = CollectorRegistry()
-    windows = MemoryWindowStore(settings.windows)
-    processor = make_processor(
-        settings, windows, MemoryFindingStore(settings.findings), [], registry
-    )
+    windows = MemoryWindowStore(WindowSettings())
+    processor = make_processor(windows, MemoryFindingStore(FindingsSettings()), [], registry)
     consumer = KafkaTraceConsumer(
-        settings,
+        KafkaSettings(bootstrap_servers="fake:9092", topic="t"),
+        TraceLimits(),
         processor,
         registry,
         options=ConsumerOptions(handle_signals=False, poll_timeout_ms=5, backoff_initial_s=0.05),

@@ -19,10 +19,10 @@ from pydantic import SecretStr
 from groundwatch.settings import Settings
 from groundwatch.state.redis_store import RedisWindowStore, redis_client
 from groundwatch_consumers.workers import ConsumerOptions
+from tests.builders import build_pipeline_settings
 from tests.consumer_support import read_topic
 from tests.infra import FaultProxy, KafkaBroker, RedisServer, free_port
 from tests.test_consumer_kafka import (
-    _settings,
     _topics,
     counts,
     produce,
@@ -74,8 +74,8 @@ def test_redis_stall_stops_commits_loses_nothing_and_readiness_follows(
     """Redis black-holed (no RST, no FIN): writes time out, offsets are not committed past
     what is stored, readiness goes false; after the stall every trace is counted once."""
     _topics(kafka_broker, unique_name)
-    settings = _settings(
-        kafka_broker, f"redis://127.0.0.1:{redis_proxy.port}/0", unique_name, rate=1.0
+    settings = build_pipeline_settings(
+        kafka_broker.bootstrap, f"redis://127.0.0.1:{redis_proxy.port}/0", unique_name, rate=1.0
     )
     windows = direct_windows(redis_server.url, settings)
     group, boot = settings.kafka.group_id, kafka_broker.bootstrap
@@ -114,7 +114,9 @@ def test_broker_stall_longer_than_session_timeout_rebalances_without_double_coun
         FaultProxy.start(broker.port, port=proxy_port) as proxy,
     ):
         _topics(broker, unique_name)
-        settings = _settings(broker, redis_server.url, unique_name, rate=1.0)
+        settings = build_pipeline_settings(
+            broker.bootstrap, redis_server.url, unique_name, rate=1.0
+        )
         settings = settings.model_copy(
             update={
                 "kafka": settings.kafka.model_copy(
@@ -159,8 +161,8 @@ def test_slow_redis_link_still_progresses_and_drop_recovers(
 ) -> None:
     """20 ms on every chunk to Redis, then every connection reset and refused for 2 s."""
     _topics(kafka_broker, unique_name)
-    settings = _settings(
-        kafka_broker, f"redis://127.0.0.1:{redis_proxy.port}/0", unique_name, rate=1.0
+    settings = build_pipeline_settings(
+        kafka_broker.bootstrap, f"redis://127.0.0.1:{redis_proxy.port}/0", unique_name, rate=1.0
     )
     windows = direct_windows(redis_server.url, settings)
     ids = [f"{unique_name}-{i}" for i in range(80)]
@@ -186,7 +188,9 @@ def test_slow_judge_pauses_keeps_membership_bounded_and_drains(
     partitions, keeps heartbeating (one assignment, no rebalance), lag is exported,
     queued work stays bounded; after the judge speeds up, everything drains."""
     _topics(kafka_broker, unique_name)
-    settings = _settings(kafka_broker, redis_server.url, unique_name, rate=1.0)
+    settings = build_pipeline_settings(
+        kafka_broker.bootstrap, redis_server.url, unique_name, rate=1.0
+    )
     capacity = 16
     options = ConsumerOptions(
         handle_signals=False,

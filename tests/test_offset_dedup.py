@@ -19,7 +19,7 @@ from groundwatch.state.buckets import ALL
 from groundwatch.state.redis_store import RedisWindowStore, redis_client
 from groundwatch.state.stores import Delivery, IngestObservation
 from groundwatch.state.windows import MemoryWindowStore
-from tests.builders import build_redis
+from tests.builders import build_pipeline_settings, build_redis
 from tests.infra import KafkaBroker, RedisServer
 from tests.test_consumer_kafka import counts, produce, running, sampled, wait_for
 
@@ -140,12 +140,11 @@ def test_the_kafka_path_keeps_no_marker_per_trace(
 ) -> None:
     """Real broker and Redis: 3,000 traces leave the partitions' offset sets (bounded by the
     window and what is uncommitted), not 3,000 markers; counts are exact."""
-    from tests.test_consumer_kafka import _settings as kafka_settings
     from tests.test_consumer_kafka import _topics
 
     rate = 0.1
     _topics(kafka_broker, unique_name)
-    base = kafka_settings(kafka_broker, redis_server.url, unique_name, rate)
+    base = build_pipeline_settings(kafka_broker.bootstrap, redis_server.url, unique_name, rate)
     settings = base.model_copy(
         update={"redis": base.redis.model_copy(update={"resend_window_offsets": 100})}
     )

@@ -23,9 +23,10 @@ from groundwatch.state.redis_store import RedisFindingStore, RedisWindowStore, r
 from groundwatch.state.stores import ResultSink
 from groundwatch_consumers.kafka_source import ConsumerOptions, KafkaTraceConsumer
 from groundwatch_consumers.results import KafkaResultSink
+from tests.builders import build_pipeline_settings
 from tests.consumer_support import FakeJudge, make_processor, make_trace, read_topic
 from tests.infra import KafkaBroker, RedisServer
-from tests.test_consumer_kafka import _settings, committed_all, counts, wait_for
+from tests.test_consumer_kafka import committed_all, counts, wait_for
 
 pytestmark = [pytest.mark.kafka, pytest.mark.redis]
 
@@ -63,15 +64,18 @@ def consumer(
     windows = RedisWindowStore(client, settings.windows, settings.redis)
     sink = KafkaResultSink.from_settings(settings.kafka)
     processor = make_processor(
-        settings,
         windows,
         RedisFindingStore(client, settings.findings, settings.redis),
         [sink, *extra],
         registry,
         judge,
+        sampling=settings.sampling,
+        slices=settings.windows,
     )
     options = ConsumerOptions(handle_signals=False, backoff_initial_s=0.1, backoff_max_s=0.5)
-    running = KafkaTraceConsumer(settings, processor, registry, options=options)
+    running = KafkaTraceConsumer(
+        settings.kafka, settings.limits, processor, registry, options=options
+    )
     thread = threading.Thread(target=running.run, daemon=True)
     thread.start()
     try:
@@ -107,7 +111,7 @@ def test_unreadable_poison_messages_are_dead_lettered_and_the_rest_scored(
     kafka_broker: KafkaBroker, redis_server: RedisServer, unique_name: str
 ) -> None:
     _topics(kafka_broker, unique_name)
-    settings = _settings(kafka_broker, redis_server.url, unique_name, 1.0)
+    settings = build_pipeline_settings(kafka_broker.bootstrap, redis_server.url, unique_name, 1.0)
     ids = [f"{unique_name}-{i}" for i in range(120)]
     with consumer(settings, FakeJudge()) as (running, registry, windows, thread):
         _produce_around(kafka_broker, unique_name, [HUGE_INT, LONE_SURROGATE], ids)
@@ -136,7 +140,7 @@ def test_a_trace_that_cannot_be_processed_is_dead_lettered_not_fatal(
     kafka_broker: KafkaBroker, redis_server: RedisServer, unique_name: str
 ) -> None:
     _topics(kafka_broker, unique_name)
-    settings = _settings(kafka_broker, redis_server.url, unique_name, 1.0)
+    settings = build_pipeline_settings(kafka_broker.bootstrap, redis_server.url, unique_name, 1.0)
     ids = [f"{unique_name}-{i}" for i in range(40)]
     poison = json.dumps(make_trace("poison-trace")).encode()
     with consumer(settings, FakeJudge(), [PoisonSink()]) as (running, registry, windows, thread):

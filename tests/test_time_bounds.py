@@ -32,7 +32,7 @@ from groundwatch.settings import Settings
 from groundwatch.state.findings import MemoryFindingStore, finding_to_dict
 from groundwatch.state.redis_store import RedisClient, RedisFindingStore, redis_client
 from groundwatch.state.stores import Finding, FindingStore
-from tests.builders import build_redis, build_settings, build_trace
+from tests.builders import build_pipeline_settings, build_redis, build_settings, build_trace
 from tests.fakes import FakeJudge
 from tests.infra import KafkaBroker, RedisClusterServers, RedisServer, free_port, wait_port
 from tests.otlp_support import json_body, record_rag_spans
@@ -348,11 +348,11 @@ def test_kafka_dead_letters_and_counts_a_trace_time_out_of_range(
 ) -> None:
     from tests.consumer_support import FakeJudge as PlainJudge
     from tests.consumer_support import read_topic
-    from tests.test_consumer_kafka import _settings, counts, wait_for
+    from tests.test_consumer_kafka import counts, wait_for
     from tests.test_poison_messages import _produce_around, _topics, consumer
 
     _topics(kafka_broker, unique_name)
-    settings = _settings(kafka_broker, redis_server.url, unique_name, 1.0)
+    settings = build_pipeline_settings(kafka_broker.bootstrap, redis_server.url, unique_name)
     ids = [f"{unique_name}-{i}" for i in range(20)]
     bad = [
         json.dumps(build_trace(f"{unique_name}-10000", timestamp=YEAR_10000)).encode(),

@@ -5,7 +5,7 @@ uses ``groundwatch``; ``groundwatch`` never imports it (only the app wiring does
 Usage::
 
     from groundwatch_consumers import build_kafka_consumer
-    build_kafka_consumer(settings, processor, registry).run()
+    build_kafka_consumer(settings.kafka, settings.limits, processor, registry).run()
 """
 
 from __future__ import annotations

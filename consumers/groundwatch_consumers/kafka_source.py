@@ -3,7 +3,7 @@ commit. At-least-once; re-delivery is harmless because every store is idempotent
 
 Usage::
 
-    consumer = build_kafka_consumer(settings, processor, registry, tracer_provider)
+    consumer = build_kafka_consumer(settings.kafka, settings.limits, processor, registry)
     consumer.run()          # blocks; SIGTERM/SIGINT (main thread) or consumer.stop() ends it
 
 Threads: this loop owns the ``KafkaConsumer`` (poll, decode, DLQ, commit); worker threads
@@ -36,7 +36,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from groundwatch.contract.trace import TraceDecodeError, TraceLimits
 from groundwatch.evaluation.processing import TraceProcessor
-from groundwatch.settings import Settings
+from groundwatch.sections.connections import KafkaSettings
 from groundwatch_consumers.backpressure import PartitionGate
 from groundwatch_consumers.config import KafkaUnavailableError, any_reachable, client_config
 from groundwatch_consumers.decode import decode_fast
@@ -97,13 +97,17 @@ def _oam(offset: int) -> OffsetAndMetadata:
 class KafkaTraceConsumer:
     """Consumes the trace topic in a consumer group and drives a :class:`TraceProcessor`.
 
-    Usage: ``KafkaTraceConsumer(settings, processor, registry).run()``; ``stop()`` from any
-    thread; ``ready()`` for /readyz.
+    Usage: ``KafkaTraceConsumer(kafka, limits, processor, registry).run()``; ``stop()`` from
+    any thread; ``ready()`` for /readyz. ``kafka`` is the ``kafka`` section (brokers, topics,
+    group, commit interval), ``limits`` the trace limits every message is decoded under;
+    ``options`` the tuning the operator does not set (workers and queue capacity are set by the
+    composition root from ``judge.workers`` and ``api.queue_size``).
     """
 
     def __init__(
         self,
-        settings: Settings,
+        kafka: KafkaSettings,
+        limits: TraceLimits,
         processor: TraceProcessor,
         registry: CollectorRegistry,
         *,
@@ -113,13 +117,10 @@ class KafkaTraceConsumer:
         dlq: DeadLetterPublisher | None = None,
         producer_contexts: TraceparentNotes | None = None,
     ) -> None:
-        self.settings = settings
-        self.kafka = settings.kafka
-        self.limits: TraceLimits = settings.limits
+        self.kafka = kafka
+        self.limits: TraceLimits = limits
         self.processor = processor
-        self.options = options or ConsumerOptions(
-            workers=max(1, settings.judge.workers), queue_capacity=settings.api.queue_size
-        )
+        self.options = options or ConsumerOptions()
         self.spans = TraceSpans(tracer_provider)
         self.tracker = OffsetTracker()
         self.lag = ConsumerLagGauge(registry)
@@ -571,7 +572,8 @@ class KafkaTraceConsumer:
 
 
 def build_kafka_consumer(
-    settings: Settings,
+    kafka: KafkaSettings,
+    limits: TraceLimits,
     processor: TraceProcessor,
     registry: CollectorRegistry,
     tracer_provider: TracerProvider | None = None,
@@ -583,10 +585,11 @@ def build_kafka_consumer(
 
     Pass ``tracer_provider`` only when spans are exported: each message then gets a
     ``groundwatch.decode`` span, which costs CPU at high rates even if nothing records it."""
-    if not settings.kafka.bootstrap_servers:
+    if not kafka.bootstrap_servers:
         raise ValueError("kafka.bootstrap_servers is not set")
     return KafkaTraceConsumer(
-        settings,
+        kafka,
+        limits,
         processor,
         registry,
         tracer_provider=tracer_provider,

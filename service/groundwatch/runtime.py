@@ -221,14 +221,18 @@ class Runtime:
         )
         runtime._register_collectors()
         if kafka_on:
-            from groundwatch_consumers.kafka_source import build_kafka_consumer
+            from groundwatch_consumers.kafka_source import ConsumerOptions, build_kafka_consumer
 
             runtime.consumer = build_kafka_consumer(
-                settings,
+                settings.kafka,
+                settings.limits,
                 processor,
                 registry,
                 # Spans cost CPU per message: only when they go somewhere.
                 tracer_provider=provider if settings.otel.endpoint else None,
+                options=ConsumerOptions(
+                    workers=max(1, settings.judge.workers), queue_capacity=settings.api.queue_size
+                ),
                 producer_contexts=producers,
             )
         return runtime
