@@ -244,7 +244,7 @@ import numpy as np
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.factory import build_judge
 from groundwatch.judges.verifier import ClaimVerifier
-from groundwatch.settings import Settings
+from groundwatch.sections.judging import JudgeSettings
 
 for mod in ("torch", "sentence_transformers", "transformers"):
     assert importlib.util.find_spec(mod) is None, mod + " is installed"
@@ -252,7 +252,7 @@ w = "Annual plans can be refunded within 30 days of purchase."
 claim = "Annual plans can be refunded within 90 days."
 p = ClaimVerifier.shipped().predict([(w, claim)])
 assert p.shape == (1, 3) and np.isfinite(p).all() and abs(float(p.sum()) - 1) < 1e-4, p
-judge = build_judge(Settings(judge={"backend": "verifier"}))
+judge = build_judge(JudgeSettings(backend="verifier"))
 judge.load()
 trace = RagTrace.model_validate({"trace_id": "v-1", "question": "How long is the refund window?",
                                  "contexts": [{"id": "kb-1", "text": w}], "answer": claim})
