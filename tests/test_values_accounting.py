@@ -7,9 +7,11 @@ from typing import Any
 
 import pytest
 
+from groundwatch.contract.record import Conflict
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
-from groundwatch.judges.checked import ValueCheckedJudge
+from groundwatch.judges.base import ClaimJudgement
+from groundwatch.judges.checked import VALUES_VERSION, ValueCheckedJudge, check_claim
 from groundwatch.judges.claims.short_answers import claim_values
 from groundwatch.judges.factory import build_judge
 from groundwatch.judges.values import account_values, stated_values
@@ -245,7 +247,7 @@ def test_the_issue_table_is_contradicted_by_every_backend_naming_both_values(
         assert claim.reason is not None
         assert mine in claim.reason
         assert theirs in claim.reason
-        assert record.metric_version.endswith("/vc1")
+        assert record.metric_version.endswith(f"/{VALUES_VERSION}")
 
 
 def test_a_value_stated_for_another_attribute_is_never_supported(evaluator: Evaluator) -> None:
@@ -287,3 +289,91 @@ def test_offline_suite_nuggets_with_a_wrong_value_or_absent_words_are_not_presen
     assert verdicts[0] != ["supported"]
     assert verdicts[1] != ["supported"]
     assert verdicts[2] == ["supported"]
+
+
+def _contradicted(claim: str, mine: str, theirs: str) -> ClaimJudgement:
+    """A backend's contradiction resting on a value conflict, as a backend would give it."""
+    return ClaimJudgement(
+        claim,
+        "contradicted",
+        0.9,
+        None,
+        f"number mismatch: {mine} vs {theirs}",
+        Conflict(kind="number", claim=mine, evidence=theirs),
+    )
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "mine", "theirs", "reason"),
+    [
+        (
+            "A seat costs $96 a year.",
+            "A seat costs $8 per month, billed yearly.",
+            "$96",
+            "$8",
+            "value per another period: $96 vs $8",
+        ),
+        (
+            "Children over two years can take the syrup.",
+            "For coughs in adults, take 10 mL three times a day for 5 days.",
+            "two years",
+            "5 days",
+            "value of another attribute: two years vs 5 days",
+        ),
+    ],
+)
+def test_a_backend_conflict_between_values_of_two_things_is_not_a_contradiction(
+    claim: str, evidence: str, mine: str, theirs: str, reason: str
+) -> None:
+    trace = RagTrace(trace_id="v", question="", contexts=[evidence], answer=claim)
+    checked = check_claim(_contradicted(claim, mine, theirs), "", [(0, evidence)], trace)
+    assert (checked.verdict, checked.reason, checked.conflict) == ("not_found", reason, None)
+
+
+def test_a_backend_conflict_on_the_same_attribute_stands() -> None:
+    claim, evidence = "The Basic plan costs $10 per seat per month.", PLANS
+    trace = RagTrace(trace_id="v", question="", contexts=[evidence], answer=claim)
+    checked = check_claim(_contradicted(claim, "$10", "$8"), "", [(0, evidence)], trace)
+    assert checked.verdict == "contradicted"
+    assert checked.conflict is not None
+
+
+def test_a_value_of_another_year_never_accounts_for_the_claims() -> None:
+    evidence = "The hotel's occupancy was 84 % in 2024, up from 78 % in 2023."
+    question = "What was the hotel's occupancy in 2023?"
+    wrong = account_values("", [evidence], values=claim_values(f"{question} 84 %.", question))
+    assert not wrong.agreed
+    right = account_values("", [evidence], values=claim_values(f"{question} 78 %.", question))
+    assert [a.evidence.text for a in right.agreed] == ["78 %"]
+    [value] = [v for v in stated_values(evidence) if v.text == "78 %"]
+    assert value.years == frozenset({2023})
+
+
+def test_a_short_answer_is_accounted_for_only_by_the_best_aligned_value() -> None:
+    evidence = (
+        "Buses run every 10 minutes on weekdays, every 20 minutes on Saturdays and every 30 "
+        "minutes on Sundays and public holidays."
+    )
+    question = "How often do the buses run on Sundays?"
+    wrong = account_values(
+        "", [evidence], values=claim_values(f"{question} Every 20 minutes.", question)
+    )
+    assert not wrong.agreed
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known limit: the subject's words ('buses run') weigh most in the first clause, so "
+    "'every 10 minutes on weekdays' aligns 0.57 and the Sundays value 0.55; a short answer is "
+    "accounted for only by the best-aligned value (docs/accuracy.md, Session 45)",
+)
+def test_the_right_short_answer_among_a_sentences_values_is_accounted_for() -> None:
+    evidence = (
+        "Buses run every 10 minutes on weekdays, every 20 minutes on Saturdays and every 30 "
+        "minutes on Sundays and public holidays."
+    )
+    question = "How often do the buses run on Sundays?"
+    right = account_values(
+        "", [evidence], values=claim_values(f"{question} Every 30 minutes.", question)
+    )
+    assert [a.evidence.text for a in right.agreed] == ["30 minutes"]

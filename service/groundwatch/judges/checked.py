@@ -37,22 +37,30 @@ from groundwatch.judges.text.sentences import split_sentences
 from groundwatch.judges.text.words import as_written, content_words
 from groundwatch.judges.values.alignment import (
     CONFLICT_SCORE,
+    DISPUTE_SCORE,
     SENTENCE_CONFLICT_SCORE,
     ValueAccount,
     account_values,
     agrees,
+    attribute_score,
+    exact_kind,
+    rarity,
 )
 from groundwatch.judges.values.names import account_name
-from groundwatch.judges.values.stated import stated_values
+from groundwatch.judges.values.stated import StatedValue, stated_values
 
 __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
 
-VALUES_VERSION = "vc1"
+VALUES_VERSION = "vc2"
 
 _YES_NO = re.compile(r"^(?:yes|no|yeah|yep|nope|correct|true|false)\b[\s,.;:!-]*", re.I)
 #: An answer of at most this many words is a short answer: its values are read with the question.
 _SHORT_WORDS = 10
 _KINDS: dict[str, ConflictKind] = {"date": "date", "year": "year"}
+_VALUE_KINDS = frozenset({"number", "date", "year"})
+#: A backend's value conflict whose two values share less of their attribute than this is
+#: about two things, not one (the bar at which the passages "state the same attribute").
+VETO_SCORE = DISPUTE_SCORE
 
 
 def _passage_sentences(trace: RagTrace) -> list[tuple[int, str]]:
@@ -67,6 +75,8 @@ def check_claim(
         return claim
     short = len((trace.answer or "").split()) <= _SHORT_WORDS
     values = claim_values(claim.text, question, short=short)
+    if claim.verdict == "contradicted" and claim.conflict is not None:
+        return _check_conflict(claim, values, sentences)
     if not values:
         return _check_name(claim, question, sentences, trace)
     terse = short or terse_parts(claim.text, question) is not None
@@ -116,6 +126,40 @@ def check_claim(
             conflict=None,
         )
     return claim
+
+
+def _same_text(value: str, written: str) -> bool:
+    a, b = value.strip(" .").lower(), written.strip(" .").lower()
+    return bool(a and b) and (a == b or a in b or b in a)
+
+
+def _check_conflict(
+    claim: ClaimJudgement, values: Sequence[StatedValue], sentences: Sequence[tuple[int, str]]
+) -> ClaimJudgement:
+    """A backend's value conflict, read by the account: two values of different periods ("$144
+    a year" against "$12 a month") or of clearly different attributes (the claim's value and
+    the evidence's share less than ``VETO_SCORE`` of their attribute) are not one fact stated
+    twice, so the claim is not found rather than contradicted. Any other conflict stands."""
+    conflict = claim.conflict
+    if conflict is None or conflict.kind not in _VALUE_KINDS:
+        return claim
+    mine = next((v for v in values if _same_text(v.text, conflict.claim)), None)
+    found = [v for _, s in sentences for v in stated_values(s)]
+    theirs = next((v for v in found if _same_text(v.text, conflict.evidence)), None)
+    if mine is None or theirs is None:
+        return claim
+    periods = bool(mine.period and theirs.period and mine.period != theirs.period)
+    pool = [e for e in found if exact_kind(mine, e)] or [theirs]
+    score = attribute_score(mine.attribute, theirs.attribute, rarity([e.attribute for e in pool]))
+    if not periods and score >= VETO_SCORE:
+        return claim
+    why = "per another period" if periods else "of another attribute"
+    return replace(
+        claim,
+        verdict="not_found",
+        reason=f"value {why}: {mine.text} vs {theirs.text}",
+        conflict=None,
+    )
 
 
 def _check_name(

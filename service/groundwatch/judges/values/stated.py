@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from types import MappingProxyType
 
@@ -74,6 +74,9 @@ class StatedValue:
     #: The period a rate is stated per ("$12 per month", "£5,400 a year", "twice daily"): "day",
     #: "week", "month", "year", "hour", or "" when none follows the value.
     period: str = ""
+    #: The years that qualify the value: stated in its clause ("2.61 % in 2022"), or the one
+    #: year of its segment when its clause states none.
+    years: frozenset[int] = frozenset()
 
 
 def _bounds(text: str, rx: re.Pattern[str], start: int, end: int) -> tuple[int, int]:
@@ -146,8 +149,10 @@ def stated_values(sentence: str) -> tuple[StatedValue, ...]:
     text = _normalised(sentence)
     out: list[StatedValue] = []
     taken: list[tuple[int, int]] = []
+    spans: list[tuple[int, int]] = []  # of each value of ``out``
     for start, end, date in date_spans(text):
         taken.append((start, end))
+        spans.append((start, end))
         out.append(
             StatedValue(
                 "date", text[start:end], MappingProxyType(attribute_at(text, start, end)), date=date
@@ -159,6 +164,7 @@ def stated_values(sentence: str) -> tuple[StatedValue, ...]:
         if int(m.group(0)) not in years or any(a < at[1] and at[0] < b for a, b in taken):
             continue
         taken.append(at)
+        spans.append(at)
         attribute = MappingProxyType(attribute_at(text, *at))
         out.append(StatedValue("year", m.group(0), attribute, year=int(m.group(0))))
     for q in quantities:
@@ -174,10 +180,35 @@ def stated_values(sentence: str) -> tuple[StatedValue, ...]:
             taken.append(span)
             continue  # "0.15 mg/kg" read only in part; "12-year-old" is an age, not a duration
         taken.append(span)
+        spans.append(span)
         attribute = MappingProxyType(attribute_at(text, *span))
         period = "" if q.kind in _NO_PERIOD else period_after(text, span[1])
         out.append(StatedValue(q.kind, q.text, attribute, quantity=q, period=period))
-    return tuple(out)
+    return tuple(_with_years(text, out, spans))
+
+
+def _with_years(
+    text: str, values: list[StatedValue], spans: list[tuple[int, int]]
+) -> list[StatedValue]:
+    """Each value with the years that qualify it (:attr:`StatedValue.years`)."""
+    dated = [
+        (span, v.year if v.year is not None else v.date[0] if v.date is not None else None)
+        for v, span in zip(values, spans, strict=True)
+    ]
+    out = []
+    for v, (start, end) in zip(values, spans, strict=True):
+        if v.kind in ("year", "date"):
+            out.append(v)
+            continue
+        seg = _bounds(text, _SEGMENT_BREAK, start, end)
+        lo, hi = _bounds(text[seg[0] : seg[1]], _CLAUSE_BREAK, start - seg[0], end - seg[0])
+        clause = {
+            y for (a, b), y in dated if y is not None and seg[0] + lo <= a and b <= seg[0] + hi
+        }
+        segment = {y for (a, b), y in dated if y is not None and seg[0] <= a and b <= seg[1]}
+        years = clause or (segment if len(segment) == 1 else set())
+        out.append(replace(v, years=frozenset(years)) if years else v)
+    return out
 
 
 def _find(text: str, needle: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
