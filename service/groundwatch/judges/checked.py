@@ -143,9 +143,12 @@ def _check_conflict(
     conflict = claim.conflict
     if conflict is None or conflict.kind not in _VALUE_KINDS:
         return claim
-    mine = next((v for v in values if _same_text(v.text, conflict.claim)), None)
+    if conflict.claim is None or conflict.evidence is None:
+        return claim
+    said, stated = conflict.claim, conflict.evidence
+    mine = next((v for v in values if _same_text(v.text, said)), None)
     found = [v for _, s in sentences for v in stated_values(s)]
-    theirs = next((v for v in found if _same_text(v.text, conflict.evidence)), None)
+    theirs = next((v for v in found if _same_text(v.text, stated)), None)
     if mine is None or theirs is None:
         return claim
     periods = bool(mine.period and theirs.period and mine.period != theirs.period)
