@@ -20,7 +20,13 @@ as wall time *and* process CPU time, and ratios are taken within the run):
 4. for each pass, the raw model time: every text the evaluator sent to the model is recorded by
    a wrapper around the inner embedder; the bare model (``forward`` only, same batches, same
    shapes) is then timed on exactly those texts; the ratio evaluator time / raw model time says
-   how much time goes elsewhere (judge logic, tokenization, pooling, cache);
+   how much time goes elsewhere (judge logic, tokenization, pooling, cache). With the verifier
+   judge the claim verifier is a second model: its ONNX runs are counted where they happen
+   (``ClaimVerifier.model_calls``: pairs, tokens, seconds in ``session.run``), every pair it was
+   given is recorded by a wrapper around its ``logits``, and the bare session is timed on
+   exactly those pairs, pre-tokenized, spread over the same threads; raw model time is then
+   embedder + verifier, and the pass prints where the evaluator's wall time went (embedder
+   calls, verifier calls, the rest);
 5. peak RSS (before ``--compare`` loads other runtimes);
 6. ``--compare``: int8 ONNX vs fp32 ONNX (exported once from the safetensors weights into
    ``--export-dir`` with torch, reused while its sha256 sidecar matches) vs torch, on the texts of
@@ -70,15 +76,17 @@ from groundwatch.judges.embedding import (
 )
 from groundwatch.sections.judging import EmbeddingSettings
 
-__all__ = ["RecordingEmbedder", "main"]
+__all__ = ["RecordingEmbedder", "RecordingVerifier", "main"]
 
 
 class RecordingEmbedder:
-    """Passes calls through to an embedder and records the texts of every ``embed`` call."""
+    """Passes calls through to an embedder and records the texts of every ``embed`` call (and
+    the wall time spent in them)."""
 
     def __init__(self, inner: OnnxEmbedder | TorchEmbedder):
         self.inner = inner
         self.calls: list[list[str]] = []
+        self.wall_s = 0.0
         self._lock = threading.Lock()
 
     @property
@@ -88,10 +96,87 @@ class RecordingEmbedder:
     def embed(self, texts: Sequence[str]) -> Vectors:
         with self._lock:
             self.calls.append(list(texts))
-        return self.inner.embed(texts)
+        t0 = time.perf_counter()
+        try:
+            return self.inner.embed(texts)
+        finally:
+            with self._lock:
+                self.wall_s += time.perf_counter() - t0
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         return self.inner.count_tokens(texts)
+
+
+class _JudgeCache(CachedEmbedder):
+    """The benchmark's cache, present even when empty: ``build_judge`` takes an embedder that
+    is falsy (an empty ``CachedEmbedder`` has ``len`` 0) for none and builds its own, which the
+    benchmark would not see (it printed 0 model calls for the verifier judge)."""
+
+    def __bool__(self) -> bool:
+        return True
+
+
+class RecordingVerifier:
+    """Records the pairs of every ``logits`` call of a :class:`ClaimVerifier` (a wrapper
+    installed on the instance) and replays them on its bare ONNX session.
+
+    The verifier counts its own runs (``model_calls``); this adds what a replay needs: which
+    pairs, grouped as the judge sent them.
+    """
+
+    def __init__(self, verifier: Any):
+        self.verifier = verifier
+        self.calls: list[list[tuple[str, str]]] = []
+        self._lock = threading.Lock()
+        logits = verifier.logits
+
+        def recorded(pairs: Sequence[tuple[str, str]]) -> Any:
+            if pairs:
+                with self._lock:
+                    self.calls.append(list(pairs))
+            return logits(pairs)
+
+        verifier.logits = recorded  # the instance's attribute: predict() calls it
+
+    def raw(self, calls: list[list[tuple[str, str]]]) -> dict[str, float]:
+        """Bare ``session.run`` time on exactly ``calls``' pairs: tokenized beforehand (not
+        timed), each call's pairs spread over the verifier's own threads as ``logits`` does."""
+        v = self.verifier
+        feeds = [
+            [
+                {
+                    "input_ids": np.array([ids], dtype=np.int64),
+                    "attention_mask": np.ones((1, len(ids)), dtype=np.int64),
+                    "token_type_ids": np.array([types], dtype=np.int64),
+                }
+                for ids, types in (v._encode(p, c) for p, c in pairs)
+            ]
+            for pairs in calls
+        ]
+        session, pool = v._session, v._pool
+
+        def run(feed: dict[str, Any]) -> Any:
+            return session.run(None, feed)
+
+        walls: list[float] = []
+        cpus: list[float] = []
+        for _ in range(3):
+            w0, c0 = time.perf_counter(), time.process_time()
+            for call in feeds:
+                if pool is None or len(call) < 2:
+                    for feed in call:
+                        run(feed)
+                else:
+                    list(pool.map(run, call))
+            walls.append(time.perf_counter() - w0)
+            cpus.append(time.process_time() - c0)
+        return {
+            "pairs": sum(len(c) for c in feeds),
+            "tokens": sum(int(f["input_ids"].size) for c in feeds for f in c),
+            "calls": len(feeds),
+            "wall_s": statistics.median(walls),
+            "cpu_s": statistics.median(cpus),
+        }
 
 
 class SentenceJudge:
@@ -140,6 +225,10 @@ class PassResult:
     misses: int
     calls: list[list[str]] = field(repr=False)
     unscored: int = 0
+    embed_wall_s: float = 0.0
+    verifier_calls: list[list[tuple[str, str]]] = field(default_factory=list, repr=False)
+    #: the verifier's own count of its session runs over the pass (ModelCalls delta)
+    verifier_counted: Any = None
 
 
 def _pct(values: Sequence[float], q: float) -> float:
@@ -158,8 +247,13 @@ def _run_pass(
     workers: int,
     cache: CachedEmbedder,
     recorder: RecordingEmbedder,
+    verifier: RecordingVerifier | None = None,
 ) -> PassResult:
     recorder.calls = []
+    embed0 = recorder.wall_s
+    if verifier is not None:
+        verifier.calls = []
+        counted0 = verifier.verifier.model_calls.snapshot()
     hits0, misses0 = cache.hits, cache.misses
     chunks = [traces[i : i + batch] for i in range(0, len(traces), batch)]
     lat: list[float] = []
@@ -196,6 +290,9 @@ def _run_pass(
         cache.misses - misses0,
         recorder.calls,
         unscored,
+        recorder.wall_s - embed0,
+        verifier.calls if verifier is not None else [],
+        verifier.verifier.model_calls.snapshot() - counted0 if verifier is not None else None,
     )
 
 
@@ -223,7 +320,10 @@ def _raw_model(inner: OnnxEmbedder | TorchEmbedder, calls: list[list[str]]) -> d
     }
 
 
-def _report_pass(p: PassResult, raw: dict[str, float]) -> None:
+def _report_pass(
+    p: PassResult, raw: dict[str, float], vraw: dict[str, float] | None = None
+) -> dict[str, float]:
+    """Print a pass's figures; returns the ones a summary needs."""
     total = p.hits + p.misses
     print(f"\n== {p.name} pass: {p.traces} traces ({p.unscored} unscored)")
     print(
@@ -245,16 +345,50 @@ def _report_pass(p: PassResult, raw: dict[str, float]) -> None:
         f"({int(raw['padded'])} padded, {raw['padded'] / max(1, raw['tokens']):.2f}x), "
         f"{int(raw['batches'])} model calls"
     )
+    raw_wall, raw_cpu = raw["wall_s"], raw["cpu_s"]
     if raw["wall_s"] > 0:
         print(
             f"  raw model         {raw['wall_s']:.2f} s wall ({raw['texts'] / raw['wall_s']:.0f} "
             f"texts/s, {raw['tokens'] / raw['wall_s']:.0f} tokens/s), {raw['cpu_s']:.2f} CPU-s"
         )
+    counted = p.verifier_counted
+    verifier_wall = 0.0
+    if counted is not None:
         print(
-            f"  evaluator / raw   {p.wall_s / raw['wall_s']:.2f}x wall   "
-            f"{p.cpu_s / max(raw['cpu_s'], 1e-9):.2f}x CPU   "
-            f"(evaluator {p.wall_s:.2f} s wall, {p.cpu_s:.2f} CPU-s)"
+            f"  verifier input    {counted.runs} pairs, {counted.tokens} tokens, "
+            f"{counted.calls} calls (counted in ClaimVerifier: {counted.run_s:.2f} s in "
+            f"session.run over its threads, {counted.wall_s:.2f} s wall in its calls)"
         )
+        verifier_wall = counted.wall_s
+        if vraw is not None and vraw["wall_s"] > 0:
+            print(
+                f"  raw verifier      {vraw['wall_s']:.2f} s wall "
+                f"({vraw['pairs'] / vraw['wall_s']:.0f} pairs/s, "
+                f"{vraw['tokens'] / vraw['wall_s']:.0f} tokens/s), {vraw['cpu_s']:.2f} CPU-s"
+            )
+            raw_wall += vraw["wall_s"]
+            raw_cpu += vraw["cpu_s"]
+    if raw_wall > 0:
+        what = "embedder + verifier" if counted is not None else "embedder"
+        print(
+            f"  evaluator / raw   {p.wall_s / raw_wall:.2f}x wall   "
+            f"{p.cpu_s / max(raw_cpu, 1e-9):.2f}x CPU   "
+            f"(evaluator {p.wall_s:.2f} s wall, {p.cpu_s:.2f} CPU-s; raw {what} "
+            f"{raw_wall:.2f} s wall, {raw_cpu:.2f} CPU-s)"
+        )
+        rest = p.wall_s - p.embed_wall_s - verifier_wall
+        print(
+            f"  evaluator wall    {p.embed_wall_s:.2f} s in embedder calls (raw "
+            f"{raw['wall_s']:.2f}), {verifier_wall:.2f} s in verifier calls (raw "
+            f"{vraw['wall_s'] if vraw else 0.0:.2f}), {rest:.2f} s elsewhere "
+            f"({rest / p.wall_s:.0%}: preparation, alignment, verdicts, values check)"
+        )
+    return {
+        "traces_per_s": p.traces / p.wall_s,
+        "p99_batch_ms": _pct(p.batch_latency_ms, 99),
+        "ratio_wall": p.wall_s / raw_wall if raw_wall > 0 else float("nan"),
+        "ratio_cpu": p.cpu_s / raw_cpu if raw_cpu > 0 else float("nan"),
+    }
 
 
 def _make_inner(
@@ -422,20 +556,35 @@ def _prewarm(evaluator: Evaluator, traces: Sequence[RagTrace]) -> None:
     )
 
 
+def _verifier_of(judge: Judge) -> Any:
+    """The ClaimVerifier a judge scores with, if any (the verifier judge may be wrapped)."""
+    seen: set[int] = set()
+    todo: list[Any] = [judge]
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        found = getattr(obj, "_verifier", None)
+        if found is not None and hasattr(found, "model_calls"):
+            return found
+        todo += [v for v in vars(obj).values() if hasattr(v, "judge_batch")]
+    return None
+
+
 def _build_judge(kind: str, cache: CachedEmbedder) -> Judge:
-    if kind == "verifier":
+    if kind in ("verifier", "embedded"):
         from groundwatch.judges.factory import build_judge
         from groundwatch.settings import Settings
 
-        # the trained claim verifier (loaded in judge.load()), with the judge settings
-        # (GROUNDWATCH_JUDGE__CALIBRATION_PATH, ...) as the service reads them
-        return build_judge(Settings().judge, embedder=cache, backend="verifier")
-    if kind in ("auto", "embedded"):
+        # as the service builds it: the backend wrapped by the values check, with the judge
+        # settings (GROUNDWATCH_JUDGE__CALIBRATION_PATH, ...) as the service reads them; the
+        # verifier judge loads its trained claim verifier in judge.load()
+        return build_judge(Settings().judge, embedder=cache, backend=kind)
+    if kind == "auto":
         try:
             from groundwatch.judges.embedded import EmbeddedJudge
         except ImportError:
-            if kind == "embedded":
-                raise
             print("  (groundwatch.judges.embedded not importable: using the sentence stand-in)")
         else:
             return EmbeddedJudge(cache)
@@ -503,22 +652,35 @@ def main(argv: Sequence[str] | None = None) -> None:
     t0 = time.perf_counter()
     inner = _make_inner(settings.runtime, settings, settings.threads)
     recorder = RecordingEmbedder(inner)
-    cache = CachedEmbedder(recorder, settings.cache_size)
+    cache = _JudgeCache(recorder, settings.cache_size)
     judge = _build_judge(args.judge, cache)
     judge.load()
     load_s = time.perf_counter() - t0
     print(f"load: embedder ({inner.name}) + judge ({judge.version}) in {load_s:.2f} s")
+    found = _verifier_of(judge)
+    verifier = RecordingVerifier(found) if found is not None else None
     evaluator = Evaluator(judge)
 
-    p_cold = _run_pass("cold", evaluator, cold, args.batch_traces, args.workers, cache, recorder)
-    _report_pass(p_cold, _raw_model(inner, p_cold.calls))
+    def run(name: str, traces: Sequence[RagTrace]) -> tuple[PassResult, dict[str, float]]:
+        p = _run_pass(
+            name, evaluator, traces, args.batch_traces, args.workers, cache, recorder, verifier
+        )
+        vraw = verifier.raw(p.verifier_calls) if verifier is not None else None
+        return p, _report_pass(p, _raw_model(inner, p.calls), vraw)
+
+    p_cold, _ = run("cold", cold)
     if not args.no_prewarm:
         _prewarm(evaluator, warm)
-    p_warm = _run_pass("warm", evaluator, warm, args.batch_traces, args.workers, cache, recorder)
-    _report_pass(p_warm, _raw_model(inner, p_warm.calls))
+    _, warm_figures = run("warm", warm)
+    rss = _rss_mib()
     print(
-        f"\npeak RSS {_rss_mib():.0f} MiB (cache {len(cache)} entries)  "
-        f"loadavg {os.getloadavg()[0]:.1f}"
+        f"\npeak RSS {rss:.0f} MiB (cache {len(cache)} entries)  loadavg {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        f"summary: warm {warm_figures['traces_per_s']:.1f} traces/s, p99 "
+        f"{warm_figures['p99_batch_ms']:.0f} ms per evaluate_batch of {args.batch_traces}, "
+        f"peak RSS {rss:.0f} MiB, evaluator / raw {warm_figures['ratio_wall']:.2f}x wall "
+        f"{warm_figures['ratio_cpu']:.2f}x CPU (warm)"
     )
 
     if args.profile:
@@ -527,7 +689,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             _prewarm(evaluator, again)
         print("\n== profile of a warm pass (new traces, same knowledge base)")
         _profile(
-            lambda: _run_pass("profile", evaluator, again, args.batch_traces, 1, cache, recorder),
+            lambda: _run_pass(
+                "profile", evaluator, again, args.batch_traces, 1, cache, recorder, verifier
+            ),
             25,
         )
     if args.compare:
