@@ -104,6 +104,7 @@ def phase_scrape(args: argparse.Namespace) -> None:
     from fastapi.testclient import TestClient
 
     from groundwatch.api.app import create_app
+    from groundwatch.cli.commands import app_config
     from groundwatch.runtime import Runtime
     from groundwatch.settings import Settings
     from groundwatch.state.windows import MemoryWindowStore
@@ -131,7 +132,7 @@ def phase_scrape(args: argparse.Namespace) -> None:
     for start in range(0, len(traces), 200):
         batch = traces[start : start + 200]
         runtime.processor.evaluate_and_record(runtime.processor.observe(batch, source="bench"))
-    with TestClient(create_app(settings, runtime=runtime)) as http:
+    with TestClient(create_app(runtime, app_config(settings))) as http:
         body = http.get("/metrics").text
         deadline = time.monotonic() + 60
         while "tenant-" not in body and time.monotonic() < deadline:  # first report

@@ -13,7 +13,7 @@ import argparse
 import logging
 
 from groundwatch.api.app import create_app
-from groundwatch.cli.commands import serve_app
+from groundwatch.cli.commands import app_config, serve_app
 from groundwatch.contract.record import Verdict
 from groundwatch.contract.trace import RagTrace
 from groundwatch.runtime import Runtime
@@ -38,7 +38,9 @@ def main() -> None:
 
     judge = FakeJudge(verdict, delay_s=args.judge_delay)
     runtime = Runtime.build(settings, judge=judge, with_kafka=False)
-    server = serve_app(create_app(settings, runtime=runtime), "127.0.0.1", args.port, settings)
+    server = serve_app(
+        create_app(runtime, app_config(settings)), "127.0.0.1", args.port, settings.api
+    )
     server.run()
 
 

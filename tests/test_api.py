@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from groundwatch.api.app import create_app
+from groundwatch.cli.commands import app_config
 from groundwatch.contract.record import EvaluationRecord
 from groundwatch.runtime import Runtime
 from tests.builders import build_settings
@@ -25,7 +26,7 @@ RECORD_SCHEMA = json.loads((ROOT / "schemas" / "evaluation-record.v1.schema.json
 def client() -> Iterator[TestClient]:
     settings = build_settings(api={"max_body_bytes": 200_000, "max_batch": 50, "queue_size": 100})
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
-    with TestClient(create_app(settings, runtime=runtime)) as c:
+    with TestClient(create_app(runtime, app_config(settings))) as c:
         yield c
 
 
@@ -108,7 +109,7 @@ def test_huge_body_is_413(client: TestClient) -> None:
 def test_field_over_limit_is_rejected_with_its_name(client: TestClient) -> None:
     settings = build_settings(limits={"max_passages": 2})
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
-    with TestClient(create_app(settings, runtime=runtime)) as c:
+    with TestClient(create_app(runtime, app_config(settings))) as c:
         r = c.post("/v1/evaluate", json=trace(contexts=["a", "b", "c"]))
         assert r.status_code == 413
         assert "contexts" in json.dumps(r.json())
@@ -203,7 +204,7 @@ def test_queue_full_is_503_with_retry_after() -> None:
     settings = build_settings(api={"queue_size": 2})
     judge = FakeJudge(delay_s=0.5)
     runtime = Runtime.build(settings, judge=judge, with_kafka=False)
-    with TestClient(create_app(settings, runtime=runtime)) as c:
+    with TestClient(create_app(runtime, app_config(settings))) as c:
         statuses = [
             c.post(
                 "/v1/rag-traces", json=[trace(trace_id=f"q{i}-{j}") for j in range(2)]
@@ -219,7 +220,7 @@ def test_queue_full_is_503_with_retry_after() -> None:
 def test_judge_failure_is_an_unscored_record_not_a_500() -> None:
     settings = build_settings()
     runtime = Runtime.build(settings, judge=FakeJudge(fail=True), with_kafka=False)
-    with TestClient(create_app(settings, runtime=runtime)) as c:
+    with TestClient(create_app(runtime, app_config(settings))) as c:
         r = c.post("/v1/evaluate", json=trace())
         assert r.status_code == 200
         assert r.json()["status"] == "unscored"

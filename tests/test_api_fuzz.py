@@ -8,13 +8,13 @@ import hypothesis
 import schemathesis
 from hypothesis import HealthCheck
 
-from groundwatch.api.app import create_app
+from groundwatch.api.app import AppConfig, create_app
 from groundwatch.runtime import Runtime
-from groundwatch.settings import Settings
+from tests.builders import build_settings
 from tests.fakes import FakeJudge
 
-_settings = Settings.model_validate({"state": "memory", "redaction": {"mode": "off"}})
-_app = create_app(_settings, runtime=Runtime.build(_settings, judge=FakeJudge(), with_kafka=False))
+# In-memory state, redaction off (tests/builders.BASE_SETTINGS); the app's sections at their defaults.
+_app = create_app(Runtime.build(build_settings(), judge=FakeJudge(), with_kafka=False), AppConfig())
 schema = schemathesis.openapi.from_asgi("/openapi.json", _app)
 
 _EXAMPLES = int(os.environ.get("GROUNDWATCH_FUZZ_EXAMPLES", "60"))

@@ -20,7 +20,7 @@ import pytest
 
 from groundwatch.api.app import create_app
 from groundwatch.cli import main
-from groundwatch.cli.commands import BindError, bind_socket, run_bound, serve_app
+from groundwatch.cli.commands import BindError, app_config, bind_socket, run_bound, serve_app
 from groundwatch.cli.config_doc import settings_table
 from groundwatch.cli.entry import _parser
 from groundwatch.contract.trace import TraceLimits
@@ -167,7 +167,7 @@ def test_serving_on_is_logged_only_once_requests_are_answered(
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
     sock = bind_socket("127.0.0.1", 0)
     port = sock.getsockname()[1]
-    server = serve_app(create_app(settings, runtime=runtime), "127.0.0.1", port, settings)
+    server = serve_app(create_app(runtime, app_config(settings)), "127.0.0.1", port, settings.api)
     # What was true at the moment the line was logged: start-up done, port accepting.
     when_logged: list[tuple[bool, bool]] = []
 

@@ -28,6 +28,7 @@ from kafka.record.default_records import DefaultRecordBatchBuilder
 from prometheus_client import CollectorRegistry
 
 from groundwatch.api.app import create_app
+from groundwatch.cli.commands import app_config
 from groundwatch.runtime import Runtime
 from groundwatch.sections.connections import RedisSettings
 from groundwatch.settings import Settings
@@ -347,7 +348,7 @@ def _in_app(
         dlq=dlq,
     )
     runtime.consumer = consumer
-    return runtime.registry, consumer, TestClient(create_app(settings, runtime=runtime))
+    return runtime.registry, consumer, TestClient(create_app(runtime, app_config(settings)))
 
 
 def _valid(name: str, n: int) -> list[bytes]:

@@ -19,6 +19,7 @@ from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models.dashboard import Dashboard
 
 from groundwatch.api.app import create_app
+from groundwatch.cli.commands import app_config
 from groundwatch.judges.embedding import CachedEmbedder
 from groundwatch.runtime import Runtime
 from groundwatch.settings import Settings
@@ -184,7 +185,7 @@ def exported_metrics(kafka_broker: KafkaBroker) -> set[str]:
     judge.embedder = CachedEmbedder(_ZeroEmbedder(), 10)  # type: ignore[attr-defined]
     judge.embedder.embed(["warm", "warm"])  # type: ignore[attr-defined]
     runtime = Runtime.build(settings, judge=judge)
-    with TestClient(create_app(settings, runtime=runtime)) as client:
+    with TestClient(create_app(runtime, app_config(settings))) as client:
         client.post("/v1/rag-traces", json=[make_trace(f"d{i}") for i in range(5)])
         runtime.queue.join(10)
         text = client.get("/metrics").text

@@ -9,6 +9,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from groundwatch.api.app import create_app
+from groundwatch.cli.commands import app_config
 from groundwatch.runtime import Runtime
 from tests.builders import build_settings, build_trace
 from tests.fakes import FakeJudge
@@ -27,7 +28,7 @@ class _BrokenRuntimeJudge(FakeJudge):
 def _ingest_and_wait(judge: FakeJudge) -> tuple[int, bool, int]:
     settings = build_settings()
     runtime = Runtime.build(settings, judge=judge, with_kafka=False)
-    with TestClient(create_app(settings, runtime=runtime)) as client:
+    with TestClient(create_app(runtime, app_config(settings))) as client:
         assert client.post("/v1/rag-traces", json=[build_trace("q-1")]).status_code == 202
         deadline = time.monotonic() + 20
         while runtime.queue.depth() and time.monotonic() < deadline:

@@ -16,6 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from groundwatch.api.app import create_app
+from groundwatch.cli.commands import app_config
 from groundwatch.contract.case import EvalCase
 from groundwatch.runtime import Runtime
 from groundwatch.sections.windows import FindingsSettings
@@ -130,7 +131,7 @@ def test_the_label_route_is_a_guarded_write_and_labels_reach_the_cases_export() 
     runtime.findings.add([_finding(i, now) for i in range(3)])
     auth = {"Authorization": f"Bearer {TOKEN}"}
     key = _finding(2, now).key
-    with TestClient(create_app(settings, runtime=runtime)) as client:
+    with TestClient(create_app(runtime, app_config(settings))) as client:
         assert client.post(_path(key), json={"label": "right"}).status_code == 401
         bad = {"Authorization": "Bearer nope"}
         assert client.post(_path(key), json={"label": "right"}, headers=bad).status_code == 403
@@ -194,7 +195,7 @@ def test_a_label_given_on_the_page_survives_an_app_restart_on_redis(
     key = _finding(3, now).key
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
     runtime.findings.add([_finding(i, now) for i in range(6)])
-    with _serving(create_app(settings, runtime=runtime)) as url, sync_playwright() as pw:
+    with _serving(create_app(runtime, app_config(settings))) as url, sync_playwright() as pw:
         browser = _launch(pw)
         try:
             page = browser.new_page()
@@ -218,7 +219,7 @@ def test_a_label_given_on_the_page_survives_an_app_restart_on_redis(
 
     # A fresh app process state on the same Redis: the label is still there, on the page too.
     restarted = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
-    with _serving(create_app(settings, runtime=restarted)) as url:
+    with _serving(create_app(restarted, app_config(settings))) as url:
         items = {f["id"]: f for f in _get_json(url + "v1/findings")["items"]}
         req = urllib.request.Request(url, headers={"Authorization": f"Bearer {TOKEN}"})
         with urllib.request.urlopen(req, timeout=30) as resp:

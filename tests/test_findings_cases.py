@@ -15,6 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from groundwatch.api.app import create_app
+from groundwatch.cli.commands import app_config
 from groundwatch.contract.case import EvalCase
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.processing import finding_trace
@@ -54,7 +55,7 @@ def _contradicted(claim: str, trace: Any) -> str:
 @contextmanager
 def _client(settings: Settings) -> Iterator[TestClient]:
     runtime = Runtime.build(settings, judge=FakeJudge(_contradicted), with_kafka=False)
-    with TestClient(create_app(settings, runtime=runtime)) as client:
+    with TestClient(create_app(runtime, app_config(settings))) as client:
         yield client
 
 

@@ -21,6 +21,7 @@ from fastapi.testclient import TestClient
 from prometheus_client import CollectorRegistry, generate_latest
 
 from groundwatch.api.app import create_app
+from groundwatch.cli.commands import app_config
 from groundwatch.observability.precision_collector import (
     PrecisionCollector,
     precision_by_slice,
@@ -250,7 +251,7 @@ def test_metrics_and_the_page_show_the_counted_precision(
     for i in range(12):
         label = "right" if i % 4 else "wrong"
         runtime.findings.set_label(_finding(i, now, version).key, FindingLabel(label, now))
-    with TestClient(create_app(settings, runtime=runtime)) as http:
+    with TestClient(create_app(runtime, app_config(settings))) as http:
         metrics = http.get("/metrics").text
         page = http.get("/").text
     line = 'groundwatch_judge_contradicted_precision{slice_key="all",slice_value="all"} 0.75'

@@ -36,12 +36,12 @@ def real_server(settings: Settings, judge: Any = None) -> Iterator[tuple[int, Ru
     """The app behind ``serve_app`` on a free loopback port, in a thread; stopped on exit."""
     import threading
 
-    from groundwatch.cli.commands import serve_app
+    from groundwatch.cli.commands import app_config, serve_app
     from tests.infra import free_port, wait_port
 
     runtime = Runtime.build(settings, judge=judge or FakeJudge(), with_kafka=False)
     port = free_port()
-    server = serve_app(create_app(settings, runtime=runtime), "127.0.0.1", port, settings)
+    server = serve_app(create_app(runtime, app_config(settings)), "127.0.0.1", port, settings.api)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:

@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from groundwatch.api.app import create_app
+from groundwatch.cli.commands import app_config
 from groundwatch.contract.record import EvaluationRecord
 from groundwatch.contract.text import unencodable_path
 from groundwatch.contract.trace import RagTrace, TraceDecodeError, TraceLimits, decode_trace
@@ -205,7 +206,7 @@ def api() -> Iterator[tuple[TestClient, EncodingSink]]:
     )
     judge = FakeJudge(verdict_fn=lambda claim, _: "contradicted" if "9" in claim else "supported")
     runtime = Runtime.build(cfg, judge=judge, sinks=[sink], with_kafka=False)
-    with TestClient(create_app(cfg, runtime=runtime)) as client:
+    with TestClient(create_app(runtime, app_config(cfg))) as client:
         yield client, sink
 
 
@@ -301,7 +302,7 @@ def test_healthz_fails_when_the_consumer_thread_dies() -> None:
     runtime = Runtime.build(cfg, judge=FakeJudge(), with_kafka=False)
     consumer = DyingConsumer()
     runtime.consumer = consumer
-    with TestClient(create_app(cfg, runtime=runtime)) as client:
+    with TestClient(create_app(runtime, app_config(cfg))) as client:
         alive = client.get("/healthz")
         assert alive.status_code == 200
         assert alive.json()["checks"]["kafka_consumer"] is True

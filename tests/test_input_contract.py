@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from groundwatch.api.app import create_app
+from groundwatch.cli.commands import app_config
 from groundwatch.contract.trace import (
     RagTrace,
     TraceDecodeError,
@@ -34,7 +35,7 @@ API: dict[str, Any] = {"max_body_bytes": 3_000_000, "max_batch": 5, "queue_size"
 def client() -> Iterator[TestClient]:
     settings = build_settings(api=API)
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
-    with TestClient(create_app(settings, runtime=runtime)) as c:
+    with TestClient(create_app(runtime, app_config(settings))) as c:
         yield c
 
 
@@ -228,7 +229,7 @@ def test_every_class_of_bad_request_gets_the_one_error_shape(
 def test_method_not_allowed_and_auth_errors_have_the_shape() -> None:
     settings = build_settings(api={**API, "tokens": ["s3cret-token-0123456789"]})
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
-    with TestClient(create_app(settings, runtime=runtime)) as c:
+    with TestClient(create_app(runtime, app_config(settings))) as c:
         r = c.get("/v1/evaluate")
         assert r.status_code == 405
         assert_error_shape(r.json())

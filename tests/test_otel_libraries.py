@@ -28,6 +28,7 @@ import pytest
 import uvicorn
 
 from groundwatch.api.app import create_app
+from groundwatch.cli.commands import app_config
 from groundwatch.contract.record import Verdict
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import JudgeError, TraceJudgement
@@ -119,7 +120,7 @@ def service() -> Iterator[Service]:
     runtime = Runtime.build(settings, judge=judge, with_kafka=False)
     port = free_port()
     config = uvicorn.Config(
-        create_app(settings, runtime=runtime), host="127.0.0.1", port=port, log_level="warning"
+        create_app(runtime, app_config(settings)), host="127.0.0.1", port=port, log_level="warning"
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -24,6 +24,7 @@ import pytest
 import uvicorn
 
 from groundwatch.api.app import create_app
+from groundwatch.cli.commands import app_config
 from groundwatch.contract.trace import RagTrace
 from groundwatch.runtime import Runtime
 from groundwatch.sections.connections import OtelSettings
@@ -51,7 +52,7 @@ def open_service() -> Iterator[Service]:
     runtime = Runtime.build(settings, judge=judge, with_kafka=False)
     port = free_port()
     config = uvicorn.Config(
-        create_app(settings, runtime=runtime), host="127.0.0.1", port=port, log_level="warning"
+        create_app(runtime, app_config(settings)), host="127.0.0.1", port=port, log_level="warning"
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -20,16 +20,19 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from groundwatch.api.app import create_app
+from groundwatch.cli.commands import app_config
 from groundwatch.contract.record import Verdict
-from groundwatch.contract.trace import RagTrace
+from groundwatch.contract.trace import RagTrace, TraceLimits
 from groundwatch.observability.telemetry import (
     EvaluationEventEmitter,
     ProducerContexts,
     build_tracer_provider,
 )
 from groundwatch.runtime import Runtime
+from groundwatch.sections.api import ApiSettings
 from groundwatch.sections.connections import OtelSettings
 from groundwatch.settings import Settings
+from tests.builders import build_settings
 from tests.fakes import FakeJudge
 from tests.infra import free_port, wait_port
 from tests.otlp_support import (
@@ -84,7 +87,7 @@ def service() -> Iterator[Service]:
     runtime.extras["producer_contexts"] = emitter.producers
     port = free_port()
     config = uvicorn.Config(
-        create_app(settings, runtime=runtime), host="127.0.0.1", port=port, log_level="warning"
+        create_app(runtime, app_config(settings)), host="127.0.0.1", port=port, log_level="warning"
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -201,7 +204,7 @@ def test_full_queue_is_503_with_retry_after_and_spans_are_kept() -> None:
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    from groundwatch.api.otlp import otlp_router
+    from groundwatch.api.otlp import otlp_receiver, otlp_router
 
     class QueueFullError(Exception):
         retriable = True
@@ -215,10 +218,11 @@ def test_full_queue_is_503_with_retry_after_and_spans_are_kept() -> None:
         assert source == "otlp"
         return {"sampled": len(traces)}
 
-    settings = Settings(otel=OtelSettings(assembly_window_s=60))
-    runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
+    runtime = Runtime.build(build_settings(), judge=FakeJudge(), with_kafka=False)
+    otel = OtelSettings(assembly_window_s=60)
+    receiver = otlp_receiver(runtime, otel, TraceLimits(), ingest)  # type: ignore[arg-type]
     app = FastAPI()
-    app.include_router(otlp_router(runtime, settings, ingest))  # type: ignore[arg-type]
+    app.include_router(otlp_router(receiver, max_body_bytes=ApiSettings().max_body_bytes))
     body = protobuf_body(record_rag_spans("openinference"))
     headers = {"Content-Type": "application/x-protobuf"}
     with TestClient(app) as client:

@@ -155,6 +155,7 @@ def test_with_a_token_the_page_asks_for_it_and_the_script_fetches_findings(
     from playwright.sync_api import expect, sync_playwright
 
     from groundwatch.api.app import create_app
+    from groundwatch.cli.commands import app_config
     from groundwatch.runtime import Runtime
     from tests.fakes import FakeJudge
 
@@ -164,7 +165,7 @@ def test_with_a_token_the_page_asks_for_it_and_the_script_fetches_findings(
     )
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
     runtime.findings.add([_finding(0, time.time())])
-    with _serving(create_app(settings, runtime=runtime)) as url:
+    with _serving(create_app(runtime, app_config(settings))) as url:
         with urllib.request.urlopen(url, timeout=30) as resp:
             html = resp.read().decode()
         assert "needs a read token" in html
@@ -189,6 +190,7 @@ TOKEN = "page-token-0123456789abcdef"
 def _token_app(findings: list[Finding]) -> Iterator[str]:
     """The real app with a read token configured and ``findings`` stored; yields the page URL."""
     from groundwatch.api.app import create_app
+    from groundwatch.cli.commands import app_config
     from groundwatch.runtime import Runtime
     from tests.fakes import FakeJudge
 
@@ -202,7 +204,7 @@ def _token_app(findings: list[Finding]) -> Iterator[str]:
     )
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
     runtime.findings.add(findings)
-    with _serving(create_app(settings, runtime=runtime)) as url:
+    with _serving(create_app(runtime, app_config(settings))) as url:
         yield url
 
 

@@ -150,6 +150,7 @@ def test_marks_are_the_words_the_reason_names_not_guessed_numbers(tmp_path: Path
     from playwright.sync_api import expect, sync_playwright
 
     from groundwatch.api.app import create_app
+    from groundwatch.cli.commands import app_config
     from groundwatch.runtime import Runtime
 
     # the rules judge: its reasons name the words (a negation, a modal) the page marks; the
@@ -163,7 +164,7 @@ def test_marks_are_the_words_the_reason_names_not_guessed_numbers(tmp_path: Path
         }
     )
     runtime = Runtime.build(settings, with_kafka=False)
-    with _serving(create_app(settings, runtime=runtime)) as url:
+    with _serving(create_app(runtime, app_config(settings))) as url:
         for k, (question, passage, answer, _) in enumerate(MARK_CASES):
             trace = {
                 "trace_id": f"mark-{k}",

@@ -127,12 +127,12 @@ class CapturingSink:
 
 @contextmanager
 def _server(settings: Settings, sink: CapturingSink) -> Iterator[str]:
-    from groundwatch.cli.commands import serve_app
+    from groundwatch.cli.commands import app_config, serve_app
 
     judge = FakeJudge(lambda claim, trace: "contradicted")
     runtime = Runtime.build(settings, judge=judge, with_kafka=False, sinks=[sink])
     port = free_port()
-    server = serve_app(create_app(settings, runtime=runtime), "127.0.0.1", port, settings)
+    server = serve_app(create_app(runtime, app_config(settings)), "127.0.0.1", port, settings.api)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:

@@ -27,7 +27,6 @@ import uvicorn
 import yaml
 
 from groundwatch.contract.trace import RagTrace
-from groundwatch.settings import Settings
 from tests.builders import build_settings
 from tests.helpers_windows import FakeJudge
 from tests.infra import _stop, free_port, wait_port
@@ -54,34 +53,34 @@ def _trace(i: int, prefix: str, ts: float, answer: str, top: float) -> RagTrace:
     )
 
 
-def _settings(port: int) -> Settings:
-    return build_settings(
-        api={"host": "127.0.0.1", "port": port, "rate_limit_per_s": 0},
-        windows={
-            "slice_keys": ["tenant"],
-            "top_n": 20,
-            "bucket_s": 1,
-            "rollup_s": 10,
-            "fine_retention_s": 600,
-            "retention_s": 3600,
-            "min_samples": 20,
-            "current_window_s": 30,
-            "reference_window_s": 120,
-            "export_windows_s": {"5m": 10, "1h": 30, "24h": 120},
-            "report_refresh_s": 0,
-        },
-    )
+# Windows compressed for a test that runs in seconds: 1 s buckets, a 30 s current window.
+E2E_WINDOWS: dict[str, Any] = {
+    "slice_keys": ["tenant"],
+    "top_n": 20,
+    "bucket_s": 1,
+    "rollup_s": 10,
+    "fine_retention_s": 600,
+    "retention_s": 3600,
+    "min_samples": 20,
+    "current_window_s": 30,
+    "reference_window_s": 120,
+    "export_windows_s": {"5m": 10, "1h": 30, "24h": 120},
+    "report_refresh_s": 0,
+}
 
 
 @pytest.fixture
 def service() -> Iterator[tuple[int, Any]]:
     from groundwatch.api.app import create_app
+    from groundwatch.cli.commands import app_config
     from groundwatch.runtime import Runtime
 
     port = free_port()
-    settings = _settings(port)
+    settings = build_settings(
+        api={"host": "127.0.0.1", "port": port, "rate_limit_per_s": 0}, windows=E2E_WINDOWS
+    )
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
-    app = create_app(settings, runtime=runtime)
+    app = create_app(runtime, app_config(settings))
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     )

@@ -24,8 +24,10 @@ from groundwatch.api.security import (
     is_loopback,
     startup_warnings,
 )
+from groundwatch.cli.commands import app_config
 from groundwatch.runtime import Runtime
 from groundwatch.sections.api import ApiSettings
+from groundwatch.sections.pipeline import RedactionSettings
 from groundwatch.settings import Settings
 from tests.builders import build_settings
 from tests.fakes import FakeJudge, VerdictFn, make_trace
@@ -55,7 +57,7 @@ def _client(
 ) -> Iterator[tuple[TestClient, Runtime]]:
     judge = judge if judge is not None else FakeJudge(verdict_fn)
     runtime = Runtime.build(settings, judge=judge, with_kafka=False)
-    with TestClient(create_app(settings, runtime=runtime)) as client:
+    with TestClient(create_app(runtime, app_config(settings))) as client:
         yield client, runtime
 
 
@@ -471,33 +473,27 @@ def _assert_redaction_metric(client: TestClient, runtime: Runtime) -> None:
 # --- start-up checks ----------------------------------------------------------------------
 
 
-def _startup(**api: Any) -> Settings:
-    return Settings.model_validate({"api": api})
-
-
 def test_startup_warnings_without_token_on_loopback() -> None:
-    lines = startup_warnings(_startup())
+    lines = startup_warnings(ApiSettings(), RedactionSettings())
     assert any("no API token configured" in line and "127.0.0.1" in line for line in lines)
-    check_bind(_startup())  # loopback without token is allowed
+    check_bind(ApiSettings())  # loopback without token is allowed
 
 
 def test_refuses_open_network_bind() -> None:
-    settings = _startup(host="0.0.0.0")
+    api = ApiSettings(host="0.0.0.0")
     with pytest.raises(InsecureBindError, match="GROUNDWATCH_API__TOKENS"):
-        check_bind(settings)
-    assert any("not loopback" in line for line in startup_warnings(settings))
-    check_bind(_startup(host="0.0.0.0", allow_open_network=True))
-    check_bind(_startup(host="0.0.0.0", tokens=[TOKEN_A]))
+        check_bind(api)
+    assert any("not loopback" in line for line in startup_warnings(api, RedactionSettings()))
+    check_bind(ApiSettings(host="0.0.0.0", allow_open_network=True))
+    check_bind(ApiSettings.model_validate({"host": "0.0.0.0", "tokens": [TOKEN_A]}))
 
 
 def test_startup_warnings_never_print_tokens() -> None:
     # A short token beyond loopback is refused at start-up (issue 36); on loopback it warns.
-    settings = Settings.model_validate(
-        {"api": {"host": "127.0.0.1", "tokens": ["short", TOKEN_A]}, "redaction": {"mode": "off"}}
-    )
-    lines = startup_warnings(settings)
-    network = Settings.model_validate({"api": {"host": "0.0.0.0", "tokens": [TOKEN_A]}})
-    lines += startup_warnings(network)
+    loopback = ApiSettings.model_validate({"host": "127.0.0.1", "tokens": ["short", TOKEN_A]})
+    lines = startup_warnings(loopback, RedactionSettings(mode="off"))
+    network = ApiSettings.model_validate({"host": "0.0.0.0", "tokens": [TOKEN_A]})
+    lines += startup_warnings(network, RedactionSettings())
     assert any("shorter than" in line for line in lines)
     assert any("redaction is off" in line for line in lines)
     assert any("/metrics is open" in line for line in lines)
@@ -506,8 +502,8 @@ def test_startup_warnings_never_print_tokens() -> None:
 
 
 def test_short_hash_key_warns() -> None:
-    settings = Settings.model_validate({"redaction": {"mode": "hash", "hash_key": "k"}})
-    assert any("hash key shorter" in line for line in startup_warnings(settings))
+    redaction = RedactionSettings.model_validate({"mode": "hash", "hash_key": "k"})
+    assert any("hash key shorter" in line for line in startup_warnings(ApiSettings(), redaction))
 
 
 @pytest.mark.parametrize(

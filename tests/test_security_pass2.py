@@ -19,6 +19,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from groundwatch.api.app import create_app
+from groundwatch.cli.commands import app_config
 from groundwatch.contract.record import ClaimResult, EvaluationRecord, Evidence
 from groundwatch.evaluation.redaction import PiiRedactor
 from groundwatch.runtime import Runtime
@@ -50,7 +51,7 @@ PASS2_BASE: dict[str, Any] = {
 def _client(settings: Settings, judge: Any = None) -> Iterator[tuple[TestClient, Runtime]]:
     judge = judge if judge is not None else FakeJudge(lambda claim, trace: "contradicted")
     runtime = Runtime.build(settings, judge=judge, with_kafka=False)
-    with TestClient(create_app(settings, runtime=runtime)) as client:
+    with TestClient(create_app(runtime, app_config(settings))) as client:
         yield client, runtime
 
 
@@ -323,14 +324,14 @@ def test_client_disconnect_cancels_judging() -> None:
 
     import httpx
 
-    from groundwatch.cli.commands import serve_app
+    from groundwatch.cli.commands import app_config, serve_app
 
     settings = build_settings(PASS2_BASE, judge={"timeout_s": 120})
     runtime = Runtime.build(settings, judge=_SlowFor(slow_s=60), with_kafka=False)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    server = serve_app(create_app(settings, runtime=runtime), "127.0.0.1", port, settings)
+    server = serve_app(create_app(runtime, app_config(settings)), "127.0.0.1", port, settings.api)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
@@ -602,7 +603,7 @@ def _real_server(settings: Settings) -> Iterator[int]:
 
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
     port = free_port()
-    server = serve_app(create_app(settings, runtime=runtime), "127.0.0.1", port, settings)
+    server = serve_app(create_app(runtime, app_config(settings)), "127.0.0.1", port, settings.api)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:

@@ -207,7 +207,7 @@ _ACME = re.compile(r'groundwatch_window_traces\{[^}]*slice_value="acme"[^}]*\} (
 def test_squatted_slices_recover_through_the_real_server_and_redis(
     redis_server: Any, unique_name: str
 ) -> None:
-    from groundwatch.cli.commands import serve_app
+    from groundwatch.cli.commands import app_config, serve_app
 
     settings = build_settings(
         state="redis",
@@ -223,7 +223,7 @@ def test_squatted_slices_recover_through_the_real_server_and_redis(
     )
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
     port = free_port()
-    server = serve_app(create_app(settings, runtime=runtime), "127.0.0.1", port, settings)
+    server = serve_app(create_app(runtime, app_config(settings)), "127.0.0.1", port, settings.api)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     auth = {"Authorization": f"Bearer {TOKEN}"}

@@ -193,8 +193,10 @@ def test_otlp_decode_is_traced_under_the_request_traceparent() -> None:
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    from groundwatch.api.otlp import otlp_router
+    from groundwatch.api.otlp import OtlpReceiver, otlp_router
+    from groundwatch.contract.trace import TraceLimits
     from groundwatch.runtime import Runtime
+    from groundwatch.sections.api import ApiSettings
     from groundwatch.settings import Settings
     from tests.fakes import FakeJudge
     from tests.otlp_support import protobuf_body, record_rag_spans
@@ -205,7 +207,10 @@ def test_otlp_decode_is_traced_under_the_request_traceparent() -> None:
     tracer = PipelineTracer(build_tracer_provider(settings.otel, exporter=exporter))
     runtime.extras["pipeline_tracer"] = tracer
     app = FastAPI()
-    app.include_router(otlp_router(runtime, settings, lambda rt, traces, source: {"sampled": 0}))
+    receiver = OtlpReceiver(
+        runtime, settings.otel, TraceLimits(), lambda rt, traces, source: {"sampled": 0}
+    )
+    app.include_router(otlp_router(receiver, max_body_bytes=ApiSettings().max_body_bytes))
     with TestClient(app) as client:
         reply = client.post(
             "/v1/traces",

@@ -11,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from groundwatch.api.app import create_app
+from groundwatch.cli.commands import app_config
 from groundwatch.evaluation.processing import scoped_id
 from groundwatch.runtime import Runtime
 from groundwatch.state.bucket_reader import BucketWindows
@@ -34,7 +35,7 @@ def client(request: pytest.FixtureRequest, unique_name: str) -> Iterator[TestCli
     # Every claim contradicted: each scored trace also leaves a finding.
     judge = FakeJudge(verdict_fn=lambda claim, trace: "contradicted")
     runtime = Runtime.build(settings, judge=judge, with_kafka=False)
-    with TestClient(create_app(settings, runtime=runtime)) as c:
+    with TestClient(create_app(runtime, app_config(settings))) as c:
         yield c
 
 

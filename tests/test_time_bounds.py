@@ -23,6 +23,7 @@ import pytest
 import uvicorn
 
 from groundwatch.api.app import create_app
+from groundwatch.cli.commands import app_config
 from groundwatch.contract.record import Verdict
 from groundwatch.contract.trace import RagTrace, TraceDecodeError, TraceLimits, decode_trace
 from groundwatch.runtime import Runtime
@@ -103,7 +104,7 @@ def serving(settings: Settings, findings: FindingStore | None = None) -> Iterato
     runtime = Runtime.build(settings, judge=judge, findings=findings, with_kafka=False)
     port = free_port()
     config = uvicorn.Config(
-        create_app(settings, runtime=runtime), host="127.0.0.1", port=port, log_level="warning"
+        create_app(runtime, app_config(settings)), host="127.0.0.1", port=port, log_level="warning"
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

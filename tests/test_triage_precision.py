@@ -20,6 +20,7 @@ from fastapi.testclient import TestClient
 from prometheus_client import CollectorRegistry, generate_latest
 
 from groundwatch.api.app import create_app
+from groundwatch.cli.commands import app_config
 from groundwatch.observability.precision_collector import (
     PrecisionCollector,
     precision_by_slice,
@@ -112,7 +113,7 @@ def test_the_page_says_when_measured_precision_is_low_and_offers_a_random_sample
     now = time.time()
     runtime.findings.add([_finding(i, now, "acme") for i in range(150)])
     auth = {"Authorization": f"Bearer {TOKEN}"}
-    with TestClient(create_app(settings, runtime=runtime)) as client:
+    with TestClient(create_app(runtime, app_config(settings))) as client:
         html = client.get("/", headers=auth).text
         assert "not measured yet" in html
         assert "sample=random" in html
@@ -170,7 +171,7 @@ def app_and_prometheus(tmp_path: Path) -> Iterator[tuple[str, str]]:
     runtime = Runtime.build(settings, judge=FakeJudge(), with_kafka=False)
     now = time.time()
     runtime.findings.add([_finding(i, now, "acme" if i % 2 else "beta") for i in range(6)])
-    with _serving(create_app(settings, runtime=runtime)) as url:
+    with _serving(create_app(runtime, app_config(settings))) as url:
         app_port = urllib.parse.urlsplit(url).port
         config = {
             "global": {"scrape_interval": "1s", "scrape_timeout": "1s"},

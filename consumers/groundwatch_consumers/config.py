@@ -1,4 +1,4 @@
-"""Kafka client configuration from :class:`~groundwatch.settings.KafkaSettings`: bootstrap
+"""Kafka client configuration from :class:`~groundwatch.sections.connections.KafkaSettings`: bootstrap
 servers, client id and the SASL/SSL pass-through shared by the consumer and producers.
 
 Usage::

@@ -1,10 +1,12 @@
-"""HTTP API: ``create_app(settings)`` builds the FastAPI application (sidecar mode and the
-consumer-group deployment's probes and metrics).
+"""HTTP API: ``create_app(runtime, config)`` builds the FastAPI application (sidecar mode and
+the consumer-group deployment's probes and metrics) around a built :class:`Runtime`.
 
 Usage::
 
-    app = create_app(Settings())                  # builds the Runtime on start-up
-    app = create_app(settings, runtime=runtime)   # tests inject a runtime (e.g. a fake judge)
+    config = AppConfig(api=settings.api, limits=settings.limits, windows=settings.windows,
+                       otel=settings.otel, judge_workers=settings.judge.workers)
+    app = create_app(Runtime.build(settings), config)  # the composition root (the CLI) does this
+    app = create_app(runtime, AppConfig(api=ApiSettings(tokens=[token])))  # tests: one section
 
 Endpoints: ``POST /v1/evaluate``, ``POST /v1/rag-traces``, ``POST /v1/traces`` (OTLP),
 ``GET /v1/findings``, ``GET /`` (findings page), ``GET /metrics``, ``GET /healthz``,
@@ -20,6 +22,7 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Query, Request, Response
@@ -40,15 +43,18 @@ from groundwatch.contract.text import unencodable_path
 from groundwatch.contract.trace import (
     RagTrace,
     TraceDecodeError,
+    TraceLimits,
     decode_trace,
     parse_json,
     validate_trace,
 )
 from groundwatch.runtime import Runtime
-from groundwatch.settings import Settings
+from groundwatch.sections.api import ApiSettings
+from groundwatch.sections.connections import OtelSettings
+from groundwatch.sections.windows import WindowSettings
 from groundwatch.state.stores import StoreUnavailableError
 
-__all__ = ["BodySizeLimit", "create_app", "parse_json_body"]
+__all__ = ["AppConfig", "BodySizeLimit", "create_app", "parse_json_body"]
 
 log = logging.getLogger(__name__)
 
@@ -104,9 +110,24 @@ def _loc_msg(message: str) -> dict[str, str]:
     return {"loc": loc, "msg": msg}
 
 
-def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
-    """Build the API around a runtime (built from ``settings`` when not given: loads the judge)."""
-    runtime_ = runtime if runtime is not None else Runtime.build(settings)
+@dataclass(frozen=True)
+class AppConfig:
+    """What the HTTP app reads of the configuration, section by section: ``api`` (bind, tokens,
+    bounds), ``limits`` (every trace received), ``windows`` (the triage routes and the page),
+    ``otel`` (the OTLP receiver) and ``judge_workers`` (the judge's slots when the runtime's
+    judge carries no deadline guard). The composition root builds it from the settings."""
+
+    api: ApiSettings = field(default_factory=ApiSettings)
+    limits: TraceLimits = field(default_factory=TraceLimits)
+    windows: WindowSettings = field(default_factory=WindowSettings)
+    otel: OtelSettings = field(default_factory=OtelSettings)
+    judge_workers: int = 1
+
+
+def create_app(runtime: Runtime, config: AppConfig) -> FastAPI:
+    """Build the API around ``runtime`` (built, its judge loaded), configured by ``config``."""
+    runtime_ = runtime
+    api = config.api
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -124,12 +145,12 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         docs_url=None,  # /docs and /redoc only with GROUNDWATCH_API__DOCS=true, under a CSP
         redoc_url=None,
     )
-    app.add_middleware(BodySizeLimit, max_bytes=settings.api.max_body_bytes)
+    app.add_middleware(BodySizeLimit, max_bytes=api.max_body_bytes)
     from groundwatch.api.limits import BodyBudget, InflightLimit
 
     # Added last = runs first: requests in progress, then body bytes held (issue 36).
-    app.add_middleware(BodyBudget, max_bytes=settings.api.max_inflight_bytes)
-    app.add_middleware(InflightLimit, max_inflight=settings.api.max_inflight)
+    app.add_middleware(BodyBudget, max_bytes=api.max_inflight_bytes)
+    app.add_middleware(InflightLimit, max_inflight=api.max_inflight)
     from groundwatch.api.origin import BrowserGuard
     from groundwatch.api.security import SecurityGuard
     from groundwatch.api.tenancy import (
@@ -141,14 +162,14 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     )
     from groundwatch.api.wire import WireRules
 
-    guard = SecurityGuard(settings.api)
+    guard = SecurityGuard(api)
     # Refused before any body is read (issue 45): framing, then Host/Origin/media type; then
     # the tenant of the request's token, for the findings routes' view.
     app.add_middleware(TenantBinding, guard=guard)
     app.add_middleware(
         BrowserGuard,
-        allowed_hosts=settings.api.allowed_hosts,
-        allowed_origins=settings.api.allowed_origins,
+        allowed_hosts=api.allowed_hosts,
+        allowed_origins=api.allowed_origins,
     )
     app.add_middleware(WireRules)
     try:  # outermost: every error of the OTLP route, wherever raised, is a google.rpc.Status
@@ -157,7 +178,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         pass
     else:
         app.add_middleware(OtlpStatusBodies)
-    if settings.api.docs:
+    if api.docs:
         from groundwatch.api.docs import docs_router
 
         app.include_router(docs_router(app.title, app.openapi_url or "/openapi.json"))
@@ -198,8 +219,8 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     from groundwatch.evaluation.deadline import GuardedJudge
 
     guarded = runtime_.processor.evaluator.judge
-    judge_slots = guarded.slots if isinstance(guarded, GuardedJudge) else settings.judge.workers
-    evaluate_limit = max(1, int(settings.api.evaluate_max_share * judge_slots))
+    judge_slots = guarded.slots if isinstance(guarded, GuardedJudge) else config.judge_workers
+    evaluate_limit = max(1, int(api.evaluate_max_share * judge_slots))
     evaluating = [0]  # synchronous evaluations in progress (one event loop: no lock)
 
     @app.post(
@@ -234,7 +255,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     async def _evaluate(request: Request, record: bool) -> Response:
         raw = await request.body()
         try:  # parsed in a worker thread: a large body never stalls the event loop
-            trace = await run_in_threadpool(decode_trace, raw, settings.limits)
+            trace = await run_in_threadpool(decode_trace, raw, config.limits)
         except TraceDecodeError as exc:
             rt().metrics.rejected.labels(source="http", reason=exc.reason).inc()
             return decode_error_response(exc, hint=_content_type_hint(request, exc))
@@ -286,7 +307,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
                 [{"loc": "(body)", "msg": "expected a JSON array of traces"}],
             )
         items = with_tenant_items(items, current_tenant())  # a tenant-bound token's traces
-        return await run_in_threadpool(_ingest, rt(), settings, items, "http")
+        return await run_in_threadpool(_ingest, rt(), api.max_batch, config.limits, items, "http")
 
     from groundwatch.api.findings import findings_router, label_router, page_router
 
@@ -296,7 +317,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         findings_router(
             TenantFindingView(runtime_.findings),  # a tenant-bound token sees its tenant's only
             runtime_.windows,
-            settings.windows,
+            config.windows,
             include_page=False,
             include_labels=False,
         ),
@@ -317,20 +338,21 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
         page_router(
             runtime_.findings,
             runtime_.windows,
-            settings.windows,
+            config.windows,
             authorize=guard.require_read_all_tenants,
             judge_version=lambda: runtime_.judge.version,
         )
     )
     try:
-        from groundwatch.api.otlp import coverage_router, otlp_router
+        from groundwatch.api.otlp import coverage_router, otlp_receiver, otlp_router
     except ImportError:
         log.debug("OTLP ingest not available")
     else:
-        app.include_router(otlp_router(runtime_, settings, _ingest_valid), dependencies=write_auth)
+        receiver = otlp_receiver(runtime_, config.otel, config.limits, _ingest_valid)
         app.include_router(
-            coverage_router(runtime_, settings, _ingest_valid), dependencies=read_auth
+            otlp_router(receiver, max_body_bytes=api.max_body_bytes), dependencies=write_auth
         )
+        app.include_router(coverage_router(receiver), dependencies=read_auth)
     app.state.runtime = runtime_
     _document_trace_bodies(app)
     return app
@@ -421,9 +443,11 @@ class QueueFullError(Exception):
     retriable = True
 
 
-def _ingest(runtime: Runtime, settings: Settings, items: list[Any], source: str) -> JSONResponse:
-    if len(items) > settings.api.max_batch:
-        message = f"(body): more than {settings.api.max_batch} traces in one batch"
+def _ingest(
+    runtime: Runtime, max_batch: int, limits: TraceLimits, items: list[Any], source: str
+) -> JSONResponse:
+    if len(items) > max_batch:
+        message = f"(body): more than {max_batch} traces in one batch"
         return error_response(413, "batch_too_large", message, [_loc_msg(message)])
     if runtime.queue.free() <= 0:  # before validating: a full queue costs no validation
         return _queue_full()
@@ -433,7 +457,7 @@ def _ingest(runtime: Runtime, settings: Settings, items: list[Any], source: str)
     for index, item in enumerate(items):
         trace_id = item.get("trace_id") if isinstance(item, dict) else None
         try:
-            trace = validate_trace(item, settings.limits)
+            trace = validate_trace(item, limits)
         except TraceDecodeError as exc:
             runtime.metrics.rejected.labels(source=source, reason=exc.reason).inc()
             errors.append(

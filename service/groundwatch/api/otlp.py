@@ -7,10 +7,12 @@ share of traces read completely.
 
 Usage (app.py does this; the router's lifespan starts and stops the flusher)::
 
-    app.include_router(otlp_router(runtime, settings, ingest_fn), dependencies=write_auth)
-    app.include_router(coverage_router(runtime, settings, ingest_fn), dependencies=read_auth)
+    receiver = otlp_receiver(runtime, otel, limits, ingest_fn)  # sections otel, limits
+    app.include_router(otlp_router(receiver, max_body_bytes=api.max_body_bytes),
+                       dependencies=write_auth)
+    app.include_router(coverage_router(receiver), dependencies=read_auth)
 
-    receiver = runtime.extras["otlp_receiver"]   # also usable directly, e.g. from Runtime.stop
+    receiver = runtime.extras["otlp_receiver"]   # the same one; also used by Runtime.stop
     receiver.start(); ...; receiver.stop()        # idempotent
 
 Responses follow the OTLP/HTTP specification: 200 with an ``ExportTraceServiceResponse`` in the
@@ -42,7 +44,7 @@ from fastapi import APIRouter, FastAPI, Request, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from groundwatch.contract.trace import RagTrace, TraceDecodeError, validate_trace
+from groundwatch.contract.trace import RagTrace, TraceDecodeError, TraceLimits, validate_trace
 from groundwatch.ingest.otlp_assembly import AssembledTrace, TraceAssembler
 from groundwatch.ingest.otlp_decode import (
     OtlpDecodeError,
@@ -50,7 +52,7 @@ from groundwatch.ingest.otlp_decode import (
     decode_otlp_request,
     media_kind,
 )
-from groundwatch.settings import Settings
+from groundwatch.sections.connections import OtelSettings
 
 if TYPE_CHECKING:
     from groundwatch.runtime import Runtime
@@ -61,6 +63,7 @@ __all__ = [
     "OtlpReceiver",
     "OtlpStatusBodies",
     "coverage_router",
+    "otlp_receiver",
     "otlp_router",
 ]
 
@@ -99,21 +102,24 @@ class _Handover:
 
 class OtlpReceiver:
     """Decodes requests, assembles traces and feeds them to ``ingest_fn``; flushes expired
-    windows from a background thread between ``start()`` and ``stop()``."""
+    windows from a background thread between ``start()`` and ``stop()``. The ``otel`` section
+    bounds the assembly (window, traces and bytes held); every trace is validated under
+    ``limits``."""
 
     def __init__(
         self,
         runtime: Runtime,
-        settings: Settings,
+        otel: OtelSettings,
+        limits: TraceLimits,
         ingest_fn: IngestFn,
         *,
         assembler: TraceAssembler | None = None,
         flush_interval_s: float | None = None,
     ):
         self.runtime = runtime
-        self.settings = settings
+        self.otel = otel
+        self.limits = limits
         self.ingest_fn = ingest_fn
-        otel = settings.otel
         attribute_map: dict[str, str] | None = getattr(otel, "attribute_map", None)
         self.assembler = assembler or TraceAssembler(
             window_s=otel.assembly_window_s,
@@ -177,7 +183,7 @@ class OtlpReceiver:
         are over ``otel.max_pending_bytes``). With a ``PipelineTracer`` in ``runtime.extras
         ["pipeline_tracer"]``, decoding is traced as a child of the request's ``traceparent``."""
         held = self.assembler.pending_bytes()
-        if held > self.settings.otel.max_pending_bytes:
+        if held > self.otel.max_pending_bytes:
             raise OtlpBackpressureError(
                 f"{held} bytes of spans held for assembly (GROUNDWATCH_OTEL__MAX_PENDING_BYTES)"
             )
@@ -201,7 +207,7 @@ class OtlpReceiver:
         joined to their spans. ``spans`` counts the log records kept; nothing is rejected here
         (messages about the traces they finished are warnings)."""
         held = self.assembler.pending_bytes()
-        if held > self.settings.otel.max_pending_bytes:
+        if held > self.otel.max_pending_bytes:
             raise OtlpBackpressureError(f"{held} bytes of spans held for assembly")
         records = decode_otlp_logs_request(body, content_type)
         result = self.assembler.add_logs(records)
@@ -214,7 +220,7 @@ class OtlpReceiver:
     def _ingest(self, items: list[AssembledTrace]) -> _Handover:
         """Validate and hand traces to ingest_fn; hold back those whose passages could not be
         read. Returns the spans refused and a message for each trace not read in full."""
-        limits = self.settings.limits
+        limits = self.limits
         valid: list[AssembledTrace] = []
         handover = _Handover()
         for item in items:
@@ -432,27 +438,31 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _receiver(runtime: Runtime, settings: Settings, ingest_fn: IngestFn) -> OtlpReceiver:
+def otlp_receiver(
+    runtime: Runtime, otel: OtelSettings, limits: TraceLimits, ingest_fn: IngestFn
+) -> OtlpReceiver:
+    """The runtime's receiver, built on first use and kept in ``runtime.extras
+    ["otlp_receiver"]`` (``Runtime.stop`` hands its traces to the queue)."""
     receiver: OtlpReceiver | None = runtime.extras.get("otlp_receiver")
     if receiver is None:
-        receiver = OtlpReceiver(runtime, settings, ingest_fn)
+        receiver = OtlpReceiver(runtime, otel, limits, ingest_fn)
         runtime.extras["otlp_receiver"] = receiver
     return receiver
 
 
-def otlp_router(runtime: Runtime, settings: Settings, ingest_fn: IngestFn) -> APIRouter:
-    """``POST /v1/traces``, ``/api/public/otel/v1/traces`` (Langfuse) and ``/v1/logs``; the
-    receiver lives in ``runtime.extras["otlp_receiver"]``."""
-    receiver_ = _receiver(runtime, settings, ingest_fn)
-    limit = settings.api.max_body_bytes
+def otlp_router(receiver: OtlpReceiver, *, max_body_bytes: int) -> APIRouter:
+    """``POST /v1/traces``, ``/api/public/otel/v1/traces`` (Langfuse) and ``/v1/logs`` into
+    ``receiver``, bodies up to ``max_body_bytes`` (``api.max_body_bytes``); the router's
+    lifespan starts and stops the receiver's flusher."""
+    limit = max_body_bytes
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        receiver_.start()
+        receiver.start()
         try:
             yield
         finally:
-            await run_in_threadpool(receiver_.stop)
+            await run_in_threadpool(receiver.stop)
 
     router = APIRouter(lifespan=lifespan)
 
@@ -470,10 +480,10 @@ def otlp_router(runtime: Runtime, settings: Settings, ingest_fn: IngestFn) -> AP
         try:
             body = _decompress(raw, request.headers.get("content-encoding", ""), limit)
             if logs:
-                outcome = await run_in_threadpool(receiver_.receive_logs, body, content_type)
+                outcome = await run_in_threadpool(receiver.receive_logs, body, content_type)
             else:
                 outcome = await run_in_threadpool(
-                    receiver_.receive, body, content_type, request.headers.get("traceparent")
+                    receiver.receive, body, content_type, request.headers.get("traceparent")
                 )
         except _TooLargeError:
             message = f"decompressed body over {limit} bytes"
@@ -483,7 +493,7 @@ def otlp_router(runtime: Runtime, settings: Settings, ingest_fn: IngestFn) -> AP
                 media_type=_media(kind),
             )
         except OtlpDecodeError as exc:
-            runtime.metrics.rejected.labels(source="otlp", reason=exc.reason).inc()
+            receiver.runtime.metrics.rejected.labels(source="otlp", reason=exc.reason).inc()
             return Response(
                 _status_body(kind, _STATUS_INVALID_ARGUMENT, str(exc)[:500]),
                 status_code=400,
@@ -533,10 +543,9 @@ def otlp_router(runtime: Runtime, settings: Settings, ingest_fn: IngestFn) -> AP
     return router
 
 
-def coverage_router(runtime: Runtime, settings: Settings, ingest_fn: IngestFn) -> APIRouter:
-    """``GET /v1/ingest/coverage``: per instrumentation library, the OTLP traces seen and the
-    share read completely (``IngestCoverage.view``)."""
-    receiver = _receiver(runtime, settings, ingest_fn)
+def coverage_router(receiver: OtlpReceiver) -> APIRouter:
+    """``GET /v1/ingest/coverage``: per instrumentation library, the OTLP traces seen by
+    ``receiver`` and the share read completely (``IngestCoverage.view``)."""
     router = APIRouter()
 
     @router.get("/v1/ingest/coverage", tags=["ingest"], summary="OTLP read coverage by library")

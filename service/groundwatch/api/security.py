@@ -8,8 +8,8 @@ Usage::
     @app.post("/v1/findings/{finding_id}/label", dependencies=[Depends(guard.require_label)])
     @app.get("/metrics", dependencies=[Depends(guard.require_metrics)])
 
-    for line in startup_warnings(settings): log.warning(line)
-    check_bind(settings)            # InsecureBindError: open endpoints on a network address
+    for line in startup_warnings(settings.api, settings.redaction): log.warning(line)
+    check_bind(settings.api)        # InsecureBindError: open endpoints on a network address
 
 Auth model: when ``GROUNDWATCH_API__TOKENS`` is set, write endpoints and endpoints returning
 trace content need ``Authorization: Bearer <token>``; a missing token is 401, a wrong one 403.
@@ -47,7 +47,7 @@ from groundwatch.access import (
 from groundwatch.api.origin import otlp_paths
 from groundwatch.api.ratelimit import TokenBucketLimiter
 from groundwatch.sections.api import ApiSettings
-from groundwatch.settings import Settings
+from groundwatch.sections.pipeline import RedactionSettings
 
 __all__ = [
     "InsecureBindError",
@@ -227,9 +227,9 @@ def _configured_tokens(api: ApiSettings) -> list[str]:
     return [g.token for g in check_grants(plain, scoped, "127.0.0.1")]
 
 
-def startup_warnings(settings: Settings) -> list[str]:
-    """Lines the CLI logs at start-up about how exposed this configuration is."""
-    api = settings.api
+def startup_warnings(api: ApiSettings, redaction: RedactionSettings) -> list[str]:
+    """Lines the CLI logs at start-up about how exposed this configuration is: the ``api``
+    section (bind address, tokens, limits) and the ``redaction`` section (what is kept)."""
     out: list[str] = []
     tokens = _configured_tokens(api)
     loopback = is_loopback(api.host)
@@ -265,13 +265,13 @@ def startup_warnings(settings: Settings) -> list[str]:
         out.append("/metrics is open (no GROUNDWATCH_API__METRICS_TOKEN); it holds no trace text")
     if api.rate_limit_per_s <= 0:
         out.append("API rate limit is off (GROUNDWATCH_API__RATE_LIMIT_PER_S=0)")
-    key = settings.redaction.hash_key
-    if settings.redaction.mode == "hash" and key and len(key.get_secret_value()) < _MIN_TOKEN_CHARS:
+    key = redaction.hash_key
+    if redaction.mode == "hash" and key and len(key.get_secret_value()) < _MIN_TOKEN_CHARS:
         out.append(
             f"redaction hash key shorter than {_MIN_TOKEN_CHARS} characters: short keys make "
             "hashed values guessable"
         )
-    if settings.redaction.mode == "off":
+    if redaction.mode == "off":
         out.append(
             "PII redaction is off: findings and published records keep claim and evidence text "
             "as written"
@@ -279,12 +279,11 @@ def startup_warnings(settings: Settings) -> list[str]:
     return out
 
 
-def check_bind(settings: Settings) -> None:
+def check_bind(api: ApiSettings) -> None:
     """Refuse to serve open endpoints on a network address. Raises :class:`InsecureBindError`
     when the host is not loopback and no token is configured (unless ``api.allow_open_network``),
     or a token is shorter than 16 characters (``serve --host`` bypasses the settings check).
     """
-    api = settings.api
     tokens = _configured_tokens(api)
     if is_loopback(api.host):
         return

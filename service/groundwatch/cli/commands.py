@@ -7,12 +7,17 @@ import logging
 import signal
 import socket
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from groundwatch.sections.api import ApiSettings
 from groundwatch.settings import Settings
+
+if TYPE_CHECKING:  # the app (FastAPI) is imported where it is built
+    from groundwatch.api.app import AppConfig
 
 __all__ = [
     "BindError",
+    "app_config",
     "baseline",
     "bind_socket",
     "produce_sample",
@@ -27,11 +32,25 @@ log = logging.getLogger(__name__)
 def _warn_startup(settings: Settings) -> None:
     from groundwatch.api import security
 
-    for line in security.startup_warnings(settings):
+    for line in security.startup_warnings(settings.api, settings.redaction):
         log.warning("%s", line)
 
 
-def serve_app(app: Any, host: str, port: int, settings: Settings | None = None) -> Any:
+def app_config(settings: Settings) -> AppConfig:
+    """The sections the HTTP app reads (:class:`~groundwatch.api.app.AppConfig`), from the
+    whole settings: ``create_app(runtime, app_config(settings))``."""
+    from groundwatch.api.app import AppConfig
+
+    return AppConfig(
+        api=settings.api,
+        limits=settings.limits,
+        windows=settings.windows,
+        otel=settings.otel,
+        judge_workers=settings.judge.workers,
+    )
+
+
+def serve_app(app: Any, host: str, port: int, api: ApiSettings | None = None) -> Any:
     """A uvicorn server for ``app`` (not yet started); SIGTERM/SIGINT stop it gracefully.
 
     Bounded: at most ``api.max_connections`` open connections (one more closes the one idle
@@ -45,7 +64,7 @@ def serve_app(app: Any, host: str, port: int, settings: Settings | None = None) 
 
     from groundwatch.api.read_timeouts import guarded_h11
 
-    api = (settings or Settings()).api
+    api = api or ApiSettings()
     config = uvicorn.Config(
         app,
         host=host,
@@ -107,6 +126,7 @@ def run_bound(server: Any, sock: socket.socket, started_line: str) -> bool:
 def serve(settings: Settings, host: str | None = None, port: int | None = None) -> int:
     from groundwatch.api import security
     from groundwatch.api.app import create_app
+    from groundwatch.runtime import Runtime
 
     # --host/--port override the settings, so the checks below see the real bind address.
     overrides = {k: v for k, v in (("host", host), ("port", port)) if v}
@@ -115,7 +135,7 @@ def serve(settings: Settings, host: str | None = None, port: int | None = None) 
     host, port = settings.api.host, settings.api.port
     _warn_startup(settings)
     try:
-        security.check_bind(settings)
+        security.check_bind(settings.api)
     except security.InsecureBindError as exc:
         log.error("%s", exc)
         return 2
@@ -124,10 +144,10 @@ def serve(settings: Settings, host: str | None = None, port: int | None = None) 
     except BindError as exc:
         print(f"groundwatch serve: {exc}", file=sys.stderr)
         return 2
-    app = create_app(settings)
+    app = create_app(Runtime.build(settings), app_config(settings))
     mode = "kafka consumer + HTTP" if settings.kafka.bootstrap_servers else "HTTP sidecar"
     # uvicorn handles SIGTERM/SIGINT: drains, then lifespan stop.
-    server = serve_app(app, host, port, settings)
+    server = serve_app(app, host, port, settings.api)
     started = run_bound(server, sock, f"groundwatch serving on http://{host}:{port} ({mode})")
     return 0 if started else 1
 

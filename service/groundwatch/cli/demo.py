@@ -63,7 +63,7 @@ def run_demo(
 ) -> int:
     from groundwatch.api import security
     from groundwatch.api.app import create_app
-    from groundwatch.cli.commands import serve_app
+    from groundwatch.cli.commands import app_config, serve_app
     from groundwatch.runtime import Runtime
 
     explicit = rules is not None
@@ -89,14 +89,14 @@ def run_demo(
     api = settings.api.model_copy(update={"host": host, "port": port})
     settings = settings.model_copy(update={"api": api})
     try:
-        security.check_bind(settings)
+        security.check_bind(settings.api)
     except security.InsecureBindError as exc:
         print(f"groundwatch demo: {exc}", file=sys.stderr)
         return 2
     print(f"groundwatch demo: loading the {settings.judge.backend} judge ...", file=sys.stderr)
     runtime = Runtime.build(settings, with_kafka=False)
-    app = create_app(settings, runtime=runtime)
-    server = serve_app(app, host, port, settings)
+    app = create_app(runtime, app_config(settings))
+    server = serve_app(app, host, port, settings.api)
     thread = threading.Thread(target=server.run, name="gw-http", daemon=True)
     thread.start()
     while not server.started and thread.is_alive():
