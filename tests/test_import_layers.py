@@ -86,6 +86,18 @@ def test_the_committed_tree_keeps_every_import_contract() -> None:
             "import groundwatch.api.security",
             "groundwatch_consumers never imports the API or the CLI",
         ),
+        # the whole Settings stays at the composition root: the API (above it in the layers)
+        # takes its sections, and so does the stream layer (issue 48)
+        (
+            "service/groundwatch/api/page.py",
+            "import groundwatch.settings",
+            "only the composition root (cli, runtime) imports the root Settings",
+        ),
+        (
+            "consumers/groundwatch_consumers/lag.py",
+            "import groundwatch.settings",
+            "only the composition root (cli, runtime) imports the root Settings",
+        ),
     ],
 )
 def test_a_forbidden_import_fails_the_check(
