@@ -9,8 +9,13 @@
   ``KafkaTraceConsumer``, Redis windows, a results topic; the judge is the tests' fast fake: the
   figure is about state, not scores) read ``--traces`` traces at ``--rate`` sampling over 4
   partitions. Redis ``used_memory`` after minus before, per seen trace, and what holds it:
-  dedup markers (``d:*``), partition offset sets (``o:*``), bucket hashes (``w:*``), each by
-  ``MEMORY USAGE``.
+  dedup markers (``d:*``), partition offset sets (``o:*``, their records counted), bucket hashes
+  (``w:*``), each by ``MEMORY USAGE``; and what is in no key: Redis 7's per-command latency
+  histograms (``latency-tracking``, on by default: one of ~24 kB for each command name the
+  server has run since its start or the last ``CONFIG RESETSTAT``, whatever the traffic) and
+  the clients' buffers (a connection's query buffer holds its largest recent script call until
+  it idles). "Per seen trace, in state" is the growth with both taken out: the other clients
+  disconnected, then ``CONFIG RESETSTAT`` before each reading.
 - ``scrape``: the app's ``GET /metrics`` (FastAPI, in process) in memory mode with one slice key
   at ``--slices`` values (every value above ``min_samples``): the median of 20 scrapes one at a
   time, then of 2 scrapers at once (an HA Prometheus pair), and how many window reports were
@@ -44,6 +49,24 @@ def _memory(client: redis.Redis, pattern: str) -> tuple[int, int]:
     return len(keys), sum(int(client.memory_usage(k) or 0) for k in keys)
 
 
+def _records(client: redis.Redis, pattern: str) -> tuple[int, int]:
+    """(records in the offset sets matching ``pattern``, bytes a record): 16 after a format
+    byte (odd length), 32 in the earlier hex format."""
+    records, size = 0, 0
+    for key in client.scan_iter(match=pattern, count=1000):
+        n = int(client.strlen(key))
+        size = 16 if n % 2 else 32
+        records += (n - (n % 2)) // size
+    return records, size
+
+
+def _used_memory_without_histograms(client: redis.Redis) -> int:
+    """``used_memory`` with the per-command latency histograms freed (``CONFIG RESETSTAT``:
+    what is left is its own, the same in every reading)."""
+    client.config_resetstat()
+    return int(client.info("memory")["used_memory"])
+
+
 def phase_seen(args: argparse.Namespace) -> None:
     from tests.builders import build_pipeline_settings
     from tests.test_consumer_kafka import counts, produce, running, sampled, wait_for
@@ -58,8 +81,8 @@ def phase_seen(args: argparse.Namespace) -> None:
         ids = [f"{name}-{i}" for i in range(args.traces)]
         want = sampled(set(ids), args.rate)
         client.set("warm", "1")
+        before = _used_memory_without_histograms(client)
         info0 = client.info("memory")
-        before = int(info0["used_memory"])
         with running(settings) as first:
             extra = [running(settings) for _ in range(args.replicas - 1)]
             others = [ctx.__enter__() for ctx in extra]
@@ -74,6 +97,14 @@ def phase_seen(args: argparse.Namespace) -> None:
         info1 = client.info("memory")
         after = int(info1["used_memory"])
         dataset = int(info1["used_memory_dataset"]) - int(info0["used_memory_dataset"])
+        names = sorted(k[8:] for k in client.info("commandstats") if k.startswith("cmdstat_"))
+        commands = len(names)
+        clients_mem = int(client.memory_stats().get("clients.normal", 0))
+        for other in client.client_list():
+            if other["cmd"] != "client|list":
+                client.client_kill_filter(_id=other["id"], skipme=True)
+        time.sleep(1.0)
+        state = _used_memory_without_histograms(client)
         if args.verbose:
             client.script_flush()
             flushed = int(client.info("memory")["used_memory"])
@@ -85,6 +116,8 @@ def phase_seen(args: argparse.Namespace) -> None:
                     print(f"  {field}: {info0.get(field)} -> {v}")
         markers = _memory(client, f"{name}:d:*")
         offsets = _memory(client, f"{name}:o:*")
+        ingest, size = _records(client, f"{name}:o:i:*")
+        evaluated, _ = _records(client, f"{name}:o:e:*")
         buckets = _memory(client, f"{name}:w:*")
         every = _memory(client, f"{name}:*")
         n = len(ids)
@@ -93,8 +126,15 @@ def phase_seen(args: argparse.Namespace) -> None:
             f"4 partitions\n"
             f"  redis used_memory +{after - before} B = {(after - before) / n:.1f} B per seen "
             f"trace (used_memory_dataset +{dataset} B = {dataset / n:.1f} B per seen trace)\n"
+            f"  of which in no key: {commands} command latency histograms (~24.7 kB each: "
+            f"{', '.join(names)}) and client buffers ({clients_mem} B counted for the "
+            f"connections still open)\n"
+            f"  in state (other clients gone, histograms freed): +{state - before} B = "
+            f"{(state - before) / n:.1f} B per seen trace\n"
             f"  dedup markers {markers[0]} keys {markers[1]} B ({markers[1] / n:.1f} B/trace); "
-            f"offset sets {offsets[0]} keys {offsets[1]} B ({offsets[1] / n:.1f} B/trace); "
+            f"offset sets {offsets[0]} keys {offsets[1]} B ({offsets[1] / n:.1f} B/trace; "
+            f"{ingest} ingest + {evaluated} evaluation records of {size} B, "
+            f"{ingest / 4:.0f} per ingest partition); "
             f"bucket hashes {buckets[0]} keys {buckets[1]} B; all keys {every[0]}, {every[1]} B "
             f"({every[1] / n:.1f} B/trace)"
         )

@@ -71,7 +71,7 @@ def _offset_members(store: RedisWindowStore) -> int:
         client = store.client.get_redis_connection(node) if node else store.client  # type: ignore[union-attr]
         for pattern in (f"{store.prefix}:o:i:*", f"{store.prefix}:{{*}}:o:i:*"):
             for key in client.scan_iter(match=pattern, count=1000):
-                total += int(client.strlen(key)) // 32  # 32-byte records
+                total += (int(client.strlen(key)) - 1) // 16  # format byte, 16-byte records
     return total
 
 

@@ -16,8 +16,9 @@ How a trace is claimed depends on where it came from:
 - with no offset (HTTP, OTLP): a dedup marker ``<prefix>:d:<i|e>:<id>`` set with ``SET NX EX
   dedup_ttl_s`` (the re-delivery horizon, a day by default): about 150 bytes a trace;
 - from Kafka (a :class:`~groundwatch.state.stores.Delivery`): a 64-bit digest of the id with its
-  offset, 32 bytes, in the partition's offset set ``<prefix>:o:<i|e>:<topic>:<n>`` (a string of
-  such records: a sorted set would cost about 150 bytes a member). The same script first drops
+  64-bit offset, 16 bytes, in the partition's offset set ``<prefix>:o:<i|e>:<topic>:<n>`` (a
+  string of such records after a format byte: a sorted set would cost about 150 bytes a
+  member). The same script first drops
   the records below ``floor - resend_window_offsets`` (the committed offset, less a margin for
   a producer's re-sends): a re-delivery starts at the committed offset, so it always finds its
   records, and the set holds the uncommitted offsets plus the margin, whatever the traffic. It
@@ -82,25 +83,49 @@ RedisClient = redis.Redis | RedisCluster
 # NX on its dedup key, or its digest new in its partition's offset set, pruned first), and
 # the increments of the new traces are summed per bucket field before HINCRBY, so a batch costs
 # one HINCRBY per distinct field instead of one per trace and field. Keys are only taken from
-# KEYS (cluster-safe); the payload refers to them by index. A partition's offset set is a string
-# of 32-character records (16 hex digits of the digest, 16 of the offset: a Lua number prints
-# 2^47 as 1.4e+14), read into a table, pruned, extended and written back once per batch.
+# KEYS (cluster-safe); the payload refers to them by index. A partition's offset set is a string:
+# the format byte 0x01, then 16-byte records (the 8 bytes of the digest, the offset as 8 bytes
+# big-endian, read back exactly while below 2^53), read into a table, pruned, extended and
+# written back once per batch. A set in the earlier format (32 hex characters a record, no
+# format byte: an even length) is read as such and written back in this one.
 # ARGV[1] = JSON [dedup_ttl, [[dedup_key_index, [[bucket_key_index, expire_at], ...],
-#                             [group, ...], {field: increment}(, digest, offset_hex)], ...],
-#                 [[offset_set_index, drop_below_offset or ""], ...]], ARGV[2] = separator.
+#                             [group, ...], {field: increment}(, record_number)], ...],
+#                 [[offset_set_index, drop_below_offset or ""], ...]], ARGV[2] = separator,
+# ARGV[3] = the batch's records (16 bytes each; record_number n is the n-th).
 _UPDATE = """
 local p = cjson.decode(ARGV[1])
 local sep = ARGV[2]
+local recs = ARGV[3] or ''
 local acc, exp, out, sets = {}, {}, {}, {}
+local function offset_at(s, at)
+  local a, b, c, d, e, f, g, h = string.byte(s, at, at + 7)
+  return (((a * 256 + b) * 256 + c) * 256 + d) * 4294967296 + (((e * 256 + f) * 256 + g) * 256 + h)
+end
+local function unhex(x)
+  return (string.gsub(x, '..', function(c) return string.char(tonumber(c, 16)) end))
+end
 for _, z in ipairs(p[3]) do
   local raw = redis.call('GET', KEYS[z[1]]) or ''
   local below = tonumber(z[2])
   local keep, seen = {}, {}
-  for at = 1, #raw - 31, 32 do
-    local rec = string.sub(raw, at, at + 31)
-    if not below or tonumber(string.sub(rec, 17), 16) >= below then
-      keep[#keep + 1] = rec
-      seen[string.sub(rec, 1, 16)] = true
+  if #raw % 2 == 1 then
+    for at = 2, #raw - 15, 16 do
+      if not below or offset_at(raw, at + 8) >= below then
+        keep[#keep + 1] = string.sub(raw, at, at + 15)
+        seen[string.sub(raw, at, at + 7)] = true
+      end
+    end
+  else
+    for at = 1, #raw - 31, 32 do
+      local offset = tonumber(string.sub(raw, at + 16, at + 31), 16)
+      if not below or offset >= below then
+        local digest = unhex(string.sub(raw, at, at + 15))
+        local o = offset
+        local bytes = {}
+        for k = 8, 1, -1 do bytes[k] = o % 256; o = (o - o % 256) / 256 end
+        keep[#keep + 1] = digest .. string.char(unpack(bytes))
+        seen[digest] = true
+      end
     end
   end
   sets[z[1]] = {keep = keep, seen = seen}
@@ -109,10 +134,12 @@ for i, item in ipairs(p[2]) do
   local new
   if item[5] then
     local set = sets[item[1]]
-    new = not set.seen[item[5]]
+    local rec = string.sub(recs, item[5] * 16 - 15, item[5] * 16)
+    local digest = string.sub(rec, 1, 8)
+    new = not set.seen[digest]
     if new then
-      set.seen[item[5]] = true
-      set.keep[#set.keep + 1] = item[5] .. item[6]
+      set.seen[digest] = true
+      set.keep[#set.keep + 1] = rec
     end
   else
     new = redis.call('SET', KEYS[item[1]], '1', 'NX', 'EX', p[1])
@@ -145,16 +172,21 @@ for index, fields in pairs(acc) do
   redis.call('EXPIREAT', key, exp[index])
 end
 for index, set in pairs(sets) do
-  redis.call('SET', KEYS[index], table.concat(set.keep), 'EX', p[1])
+  redis.call('SET', KEYS[index], '\\1' .. table.concat(set.keep), 'EX', p[1])
 end
 return out
 """
 
 
-def _digest(trace_id: str) -> str:
+def _digest(trace_id: str) -> bytes:
     """A trace's member in its partition's offset set: 64 bits (a collision among the few
     thousand members of one set: about 1e-12)."""
-    return hashlib.blake2b(trace_id.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    return hashlib.blake2b(trace_id.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+
+
+def _record(trace_id: str, offset: int) -> bytes:
+    """A trace's 16-byte record in its partition's offset set: digest, offset (big-endian)."""
+    return _digest(trace_id) + offset.to_bytes(8, "big")
 
 
 def is_cluster(settings: RedisSettings) -> bool:
@@ -298,6 +330,7 @@ class RedisWindowStore(BucketWindows):
         for shard, positions in by_shard.items():
             index: dict[str, int] = {}  # key -> its 1-based position in KEYS
             items: list[list[Any]] = []
+            records = bytearray()  # ARGV[3]: the offset records, 16 bytes each
             by_set: dict[int, list[Delivery]] = {}
             for pos in positions:
                 kind, trace_id, ts, (groups, fields) = updates[pos]
@@ -312,13 +345,14 @@ class RedisWindowStore(BucketWindows):
                     continue
                 at = index.setdefault(self._offset_set(kind, delivery, shard), len(index) + 1)
                 by_set.setdefault(at, []).append(delivery)
-                offset = f"{delivery.offset:016x}"
-                items.append([at, targets, groups, fields, _digest(trace_id), offset])
+                records += _record(trace_id, delivery.offset)
+                items.append([at, targets, groups, fields, len(records) // 16])
             keys = list(index)
             prune = [[at, self._drop_below(ds)] for at, ds in by_set.items()]
             payload = json.dumps([self._dedup_ttl, items, prune], separators=(",", ":"))
+            args: list[str | bytes] = [payload, SEP, bytes(records)]
             with _unavailable("window update"):
-                results = cast(list[int], self._update(keys=keys, args=[payload, SEP]))
+                results = cast(list[int], self._update(keys=keys, args=args))
             for pos, result in zip(positions, results, strict=True):
                 out[pos] = bool(result)
         return out
