@@ -311,18 +311,11 @@ def _contradicted(claim: str, mine: str, theirs: str) -> ClaimJudgement:
             "A seat costs $8 per month, billed yearly.",
             "$96",
             "$8",
-            "value per another period: $96 vs $8",
-        ),
-        (
-            "Children over two years can take the syrup.",
-            "For coughs in adults, take 10 mL three times a day for 5 days.",
-            "two years",
-            "5 days",
-            "value of another attribute: two years vs 5 days",
+            "value per another period: $96 a year vs $8 a month",
         ),
     ],
 )
-def test_a_backend_conflict_between_values_of_two_things_is_not_a_contradiction(
+def test_a_backend_conflict_between_rates_of_two_periods_is_not_a_contradiction(
     claim: str, evidence: str, mine: str, theirs: str, reason: str
 ) -> None:
     trace = RagTrace(trace_id="v", question="", contexts=[evidence], answer=claim)

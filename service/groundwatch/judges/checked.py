@@ -37,14 +37,10 @@ from groundwatch.judges.text.sentences import split_sentences
 from groundwatch.judges.text.words import as_written, content_words
 from groundwatch.judges.values.alignment import (
     CONFLICT_SCORE,
-    DISPUTE_SCORE,
     SENTENCE_CONFLICT_SCORE,
     ValueAccount,
     account_values,
     agrees,
-    attribute_score,
-    exact_kind,
-    rarity,
 )
 from groundwatch.judges.values.names import account_name
 from groundwatch.judges.values.stated import StatedValue, stated_values
@@ -58,9 +54,6 @@ _YES_NO = re.compile(r"^(?:yes|no|yeah|yep|nope|correct|true|false)\b[\s,.;:!-]*
 _SHORT_WORDS = 10
 _KINDS: dict[str, ConflictKind] = {"date": "date", "year": "year"}
 _VALUE_KINDS = frozenset({"number", "date", "year"})
-#: A backend's value conflict whose two values share less of their attribute than this is
-#: about two things, not one (the bar at which the passages "state the same attribute").
-VETO_SCORE = DISPUTE_SCORE
 
 
 def _passage_sentences(trace: RagTrace) -> list[tuple[int, str]]:
@@ -136,10 +129,10 @@ def _same_text(value: str, written: str) -> bool:
 def _check_conflict(
     claim: ClaimJudgement, values: Sequence[StatedValue], sentences: Sequence[tuple[int, str]]
 ) -> ClaimJudgement:
-    """A backend's value conflict, read by the account: two values of different periods ("$144
-    a year" against "$12 a month") or of clearly different attributes (the claim's value and
-    the evidence's share less than ``VETO_SCORE`` of their attribute) are not one fact stated
-    twice, so the claim is not found rather than contradicted. Any other conflict stands."""
+    """A backend's value conflict between two rates of different periods ("$144 a year"
+    against "$12 a month") is not one fact stated twice, so the claim is not found rather than
+    contradicted. Any other conflict stands (a veto on a loose attribute alignment as well cost
+    the triage set 18 true contradictions for 7 false: docs/accuracy.md, Session 45)."""
     conflict = claim.conflict
     if conflict is None or conflict.kind not in _VALUE_KINDS:
         return claim
@@ -151,16 +144,13 @@ def _check_conflict(
     theirs = next((v for v in found if _same_text(v.text, stated)), None)
     if mine is None or theirs is None:
         return claim
-    periods = bool(mine.period and theirs.period and mine.period != theirs.period)
-    pool = [e for e in found if exact_kind(mine, e)] or [theirs]
-    score = attribute_score(mine.attribute, theirs.attribute, rarity([e.attribute for e in pool]))
-    if not periods and score >= VETO_SCORE:
+    if not (mine.period and theirs.period and mine.period != theirs.period):
         return claim
-    why = "per another period" if periods else "of another attribute"
     return replace(
         claim,
         verdict="not_found",
-        reason=f"value {why}: {mine.text} vs {theirs.text}",
+        reason=f"value per another period: {mine.text} a {mine.period} vs {theirs.text} a "
+        f"{theirs.period}",
         conflict=None,
     )
 

@@ -23,9 +23,9 @@ from types import MappingProxyType
 
 from groundwatch.judges.text.words import content_words
 from groundwatch.judges.values.alignment import (
-    AGREE_SLACK,
     CONFLICT_SCORE,
     MARGIN,
+    NAME_AGREE_SLACK,
     attribute_score,
     rarity,
 )
@@ -118,7 +118,7 @@ def account_name(question: str, answer: str, evidence: Sequence[str]) -> NameAcc
     best = max(beside, key=lambda t: (len(t[3]), t[0]))
     agreeing = [t for t in scored if t[3] & mine]
     best_agree = max(agreeing, key=lambda t: t[0]) if agreeing else None
-    if best_agree is not None and (best_agree[0] >= top - AGREE_SLACK or best_agree in beside):
+    if best_agree is not None and (best_agree[0] >= top - NAME_AGREE_SLACK or best_agree in beside):
         return NameAccount("agreed", named[0], best_agree[1], best_agree[2], best_agree[0])
     clear = top >= CONFLICT_SCORE and (best_agree is None or top - best_agree[0] >= MARGIN)
     if clear and not best[3] & mine:

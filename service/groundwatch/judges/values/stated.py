@@ -74,8 +74,7 @@ class StatedValue:
     #: The period a rate is stated per ("$12 per month", "£5,400 a year", "twice daily"): "day",
     #: "week", "month", "year", "hour", or "" when none follows the value.
     period: str = ""
-    #: The years that qualify the value: stated in its clause ("2.61 % in 2022"), or the one
-    #: year of its segment when its clause states none.
+    #: The years that qualify the value: stated in its clause ("2.61 % in 2022").
     years: frozenset[int] = frozenset()
 
 
@@ -205,9 +204,7 @@ def _with_years(
         clause = {
             y for (a, b), y in dated if y is not None and seg[0] + lo <= a and b <= seg[0] + hi
         }
-        segment = {y for (a, b), y in dated if y is not None and seg[0] <= a and b <= seg[1]}
-        years = clause or (segment if len(segment) == 1 else set())
-        out.append(replace(v, years=frozenset(years)) if years else v)
+        out.append(replace(v, years=frozenset(clause)) if clause else v)
     return out
 
 
