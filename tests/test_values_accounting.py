@@ -370,3 +370,38 @@ def test_the_right_short_answer_among_a_sentences_values_is_accounted_for() -> N
         "", [evidence], values=claim_values(f"{question} Every 30 minutes.", question)
     )
     assert [a.evidence.text for a in right.agreed] == ["30 minutes"]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "evidence"),
+    [
+        ("Is the museum open on Mondays?", "No", "The museum is open on Mondays from 10:00."),
+        ("Is the museum open on Mondays?", "Yes, it is.", "The museum is not open on Mondays."),
+        ("Does the hostel accept pets?", "Yes", "The hostel does not accept pets."),
+    ],
+)
+def test_a_yes_or_no_that_the_passage_negates_is_contradicted(
+    evaluator: Evaluator, question: str, answer: str, evidence: str
+) -> None:
+    [record] = evaluator.evaluate_batch(
+        [RagTrace(trace_id="yn", question=question, contexts=[evidence], answer=answer)]
+    )
+    [claim] = record.claims
+    assert claim.verdict == "contradicted", claim
+    assert claim.conflict is not None
+    assert claim.conflict.kind == "negation"
+
+
+def test_a_yes_or_no_that_the_passage_states_stays_supported(evaluator: Evaluator) -> None:
+    [record] = evaluator.evaluate_batch(
+        [
+            RagTrace(
+                trace_id="yn",
+                question="Is the museum open on Mondays?",
+                contexts=["The museum is not open on Mondays."],
+                answer="No",
+            )
+        ]
+    )
+    [claim] = record.claims
+    assert claim.verdict != "contradicted", claim

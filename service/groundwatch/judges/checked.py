@@ -32,7 +32,9 @@ from typing import Any
 from groundwatch.contract.record import Conflict, ConflictKind, Evidence
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement, Judge, JudgeError, TraceJudgement
+from groundwatch.judges.claims.declarative import declarative
 from groundwatch.judges.claims.short_answers import claim_values, terse_parts
+from groundwatch.judges.rules.negation_twin import negation_twin
 from groundwatch.judges.text.sentences import split_sentences
 from groundwatch.judges.text.words import as_written, content_words
 from groundwatch.judges.values.alignment import (
@@ -50,6 +52,7 @@ __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgemen
 VALUES_VERSION = "vc2"
 
 _YES_NO = re.compile(r"^(?:yes|no|yeah|yep|nope|correct|true|false)\b[\s,.;:!-]*", re.I)
+_NO_WORDS = frozenset({"no", "nope", "false"})
 #: An answer of at most this many words is a short answer: its values are read with the question.
 _SHORT_WORDS = 10
 _KINDS: dict[str, ConflictKind] = {"date": "date", "year": "year"}
@@ -70,6 +73,10 @@ def check_claim(
     values = claim_values(claim.text, question, short=short)
     if claim.verdict == "contradicted" and claim.conflict is not None:
         return _check_conflict(claim, values, sentences)
+    if claim.verdict != "contradicted":
+        flipped = _check_yes_no(claim, question, sentences, trace)
+        if flipped is not None:
+            return flipped
     if not values:
         return _check_name(claim, question, sentences, trace)
     terse = short or terse_parts(claim.text, question) is not None
@@ -153,6 +160,36 @@ def _check_conflict(
         f"{theirs.period}",
         conflict=None,
     )
+
+
+def _check_yes_no(
+    claim: ClaimJudgement, question: str, sentences: Sequence[tuple[int, str]], trace: RagTrace
+) -> ClaimJudgement | None:
+    """A short "Yes"/"No" answer read as its statement ("Is the museum open on Mondays?" + "No"
+    -> "The museum is not open on Mondays."): contradicted when a passage sentence is that
+    statement's clause with the negation turned round (:mod:`.rules.negation_twin`); None
+    otherwise. The model cannot overrule a negation."""
+    answer = (trace.answer or "").strip()
+    said = _YES_NO.match(answer)
+    if said is None or terse_parts(claim.text, question) is None:
+        return None
+    word = said.group(0).strip(" ,.;:!-").lower()
+    statement = declarative(question, "No" if word in _NO_WORDS else "Yes")
+    if statement is None:
+        return None
+    for ctx, text in sentences:
+        twin = negation_twin(statement, text)
+        if twin is not None:
+            reason, conflict = twin
+            return replace(
+                claim,
+                verdict="contradicted",
+                score=1.0,
+                evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
+                reason=f"{reason} ({statement})",
+                conflict=conflict,
+            )
+    return None
 
 
 def _check_name(
