@@ -17,7 +17,17 @@ Phases (``--only``):
 - ``seen``: sampling rate 0, every trace only counted. Replica CPU seconds per seen trace; Redis
   commands (client-issued and executed inside the update script), round trips
   (``total_reads_processed``), bytes written (``total_net_input_bytes``) per trace, from
-  ``INFO`` deltas; dead-letter bytes per bad message (2 % of the messages are cut in half).
+  ``INFO`` deltas; dead-letter bytes per bad message (2 % of the messages are cut in half);
+  the partitions' offset sets (Kafka dedup) at the end of the flood: records per partition
+  (the re-send window plus what was delivered and not committed) and ``MEMORY USAGE`` per
+  record. Redis memory "in state" is ``used_memory`` read right after ``CONFIG RESETSTAT``:
+  without Redis 7's per-command latency histograms (~24.7 kB for each command name run since
+  the last reset, whatever the traffic).
+- ``http``: the same traces sent over HTTP (``POST /v1/rag-traces``, sampling rate 0): the
+  (tenant, trace_id) dedup marker each leaves for ``redis.dedup_ttl_s``, by ``MEMORY USAGE``
+  and by ``used_memory`` in state per trace.
+- ``series``: 2 replicas with Redis and no slice key: the series on the one that holds the
+  window-export lease and on the other (process, pipeline and consumer series only).
 - ``embedded`` / ``verifier``: sampling rate 1 with that judge (warm cache: a warm-up batch is
   evaluated before the measured one). CPU seconds, Redis commands/round trips/bytes per
   evaluated trace, results-topic bytes per record, memory per finding (``MEMORY USAGE`` of the
@@ -358,6 +368,26 @@ class RedisNodes:
         out["client_commands"] = sum(out["cmd"].get(c, 0) for c in client_side)
         return out
 
+    def state_memory(self) -> int:
+        """``used_memory`` over the nodes right after ``CONFIG RESETSTAT``: without the
+        per-command latency histograms (what is left is the reset's own, alike every time).
+        Resets the command statistics: take it before a snapshot, never between two."""
+        total = 0
+        for c in self.clients:
+            c.config_resetstat()
+            total += int(c.info("memory")["used_memory"])
+        return total
+
+    def records(self, pattern: str) -> tuple[int, int, int]:
+        """(offset sets matching, their 16-byte records, their ``MEMORY USAGE`` bytes)."""
+        sets = records = used = 0
+        for c, k in self.keys(pattern):
+            n = int(c.strlen(k))
+            sets += 1
+            records += (n - n % 2) // (16 if n % 2 else 32)  # 32: the earlier hex format
+            used += int(c.memory_usage(k, samples=0) or 0)
+        return sets, records, used
+
     def keys(self, pattern: str) -> list[tuple[redis.Redis, bytes]]:
         return [(c, k) for c in self.clients for k in c.scan_iter(match=pattern, count=1000)]
 
@@ -414,6 +444,7 @@ def phase_seen(ctx: Ctx) -> None:
         idle0, t_idle = rep.cpu_s(), time.monotonic()
         time.sleep(3)
         idle_rate = (rep.cpu_s() - idle0) / (time.monotonic() - t_idle)
+        state0 = ctx.nodes.state_memory()
         r0, c0 = ctx.nodes.snapshot(), rep.cpu_s()
         t0 = time.monotonic()
         sent = ctx.traffic.produce(ctx.broker.bootstrap, topic, n, "seen", fresh=False)
@@ -423,6 +454,7 @@ def phase_seen(ctx: Ctx) -> None:
         wall = time.monotonic() - t0
         cpu = rep.cpu_s() - c0
         rd = ctx.nodes.delta(r0, ctx.nodes.snapshot())
+        state = ctx.nodes.state_memory() - state0
         rss = rep.rss_mb()
         good = n - sent["bad"]
         emit(
@@ -450,8 +482,115 @@ def phase_seen(ctx: Ctx) -> None:
         )
         count, size, _ = topic_bytes(ctx.broker.bootstrap, f"{topic}.dlq", sent["bad"])
         emit("seen.kafka", dlq_records=count, dlq_bytes_per_record=round(size / max(1, count)))
-        dedup_n, dedup_b = ctx.nodes.memory("seen:d:i:*", sample=500)
-        OUT["seen"]["dedup"] = (dedup_n, dedup_b)
+        sets, records, used = ctx.nodes.records("seen:o:i:*")
+        markers, _ = ctx.nodes.memory("seen:d:*")
+        emit(
+            "seen.offsets",
+            partitions=4,
+            offset_sets=sets,
+            records_per_partition=round(records / 4),
+            resend_window=1000,
+            inflight_per_partition=round(records / 4) - 1000,
+            bytes_per_record=round(used / max(1, records), 2),
+            set_bytes_per_partition=round(used / 4),
+            dedup_markers=markers,
+            used_memory_state=state,
+            used_memory_state_per_trace=round(state / good, 1),
+        )
+
+
+def phase_http(ctx: Ctx) -> None:
+    """The dedup marker an HTTP trace leaves: the ``seen`` traces posted to /v1/rag-traces."""
+    n = ctx.args.http
+    topic = ctx.topic("http", 1)
+    prefix = "http"
+    env = service_env(ctx.broker, ctx.redis_url, topic, prefix, GROUNDWATCH_SAMPLING__RATE="0")
+    with replicas(1, env, ctx.logdir) as (rep,):
+        state0 = ctx.nodes.state_memory()
+        c0, t0 = rep.cpu_s(), time.monotonic()
+        sent = 0
+        for start in range(0, n, 100):
+            batch = []
+            for i in range(start, min(n, start + 100)):
+                if (i + 1) % BAD_EVERY == 0:
+                    continue  # the DLQ share is the Kafka path's
+                batch.append(json.loads(ctx.traffic.message(i, "http", fresh=False)[1]))
+            body = json.dumps(batch).encode()
+            for _ in range(600):
+                req = urllib.request.Request(
+                    f"http://127.0.0.1:{rep.port}/v1/rag-traces",
+                    body,
+                    {"Content-Type": "application/json"},
+                )
+                try:
+                    with urllib.request.urlopen(req, timeout=60) as r:
+                        r.read()
+                    break
+                except urllib.error.HTTPError as exc:
+                    if exc.code != 503:  # the queue is full: wait for it
+                        raise
+                    time.sleep(0.2)
+            sent += len(batch)
+        deadline = time.monotonic() + 300
+        while rep.metric("groundwatch_traces_received_total") < sent:
+            if time.monotonic() > deadline:
+                raise TimeoutError("http: traces not all counted")
+            time.sleep(0.5)
+        time.sleep(1.0)
+        wall, cpu = time.monotonic() - t0, rep.cpu_s() - c0
+        state = ctx.nodes.state_memory() - state0
+        markers, used = ctx.nodes.memory(f"{prefix}:d:*", sample=500)
+    emit(
+        "http",
+        traces=sent,
+        wall_s=round(wall, 1),
+        cpu_us_per_trace=round(cpu / sent * 1e6, 1),
+        dedup_markers=markers,
+        bytes_per_marker_memory_usage=round(used / max(1, markers), 1),
+        used_memory_state=state,
+        used_memory_state_per_trace=round(state / sent, 1),
+    )
+
+
+def phase_series(ctx: Ctx) -> None:
+    """Series on the window exporter and on another replica (2 replicas, Redis, no slices)."""
+    topic = ctx.topic("series", 2)
+    env = service_env(
+        ctx.broker,
+        ctx.redis_url,
+        topic,
+        "ser",
+        GROUNDWATCH_SAMPLING__RATE="0",
+        GROUNDWATCH_WINDOWS__SLICE_KEYS="[]",
+    )
+    ctx.traffic.produce(ctx.broker.bootstrap, topic, 200, "series", fresh=False)
+    with replicas(2, env, ctx.logdir) as reps:
+        wait_committed(ctx.broker.bootstrap, env["GROUNDWATCH_KAFKA__GROUP_ID"], topic, 200, 120)
+        deadline = time.monotonic() + 60
+        while True:  # one replica takes the lease within a third of its TTL
+            texts = [r.get("/metrics")[1].decode() for r in reps]
+            holders = [
+                r.metric("groundwatch_window_exporter", t) for r, t in zip(reps, texts, strict=True)
+            ]
+            if sorted(holders) == [0.0, 1.0] or time.monotonic() > deadline:
+                break
+            time.sleep(1.0)
+        time.sleep(11.0)  # a report refresh after the traffic (windows.report_refresh_s = 10)
+        texts = [r.get("/metrics")[1].decode() for r in reps]
+        holders = [
+            r.metric("groundwatch_window_exporter", t) for r, t in zip(reps, texts, strict=True)
+        ]
+    series = [sum(1 for ln in t.splitlines() if ln and ln[0] != "#") for t in texts]
+    exporter = series[holders.index(1.0)] if 1.0 in holders else None
+    other = series[holders.index(0.0)] if 0.0 in holders else None
+    emit(
+        "series",
+        replicas=2,
+        exporters=int(sum(holders)),
+        series_exporter=exporter,
+        series_other=other,
+        bytes_other=len(texts[holders.index(0.0)]) if 0.0 in holders else None,
+    )
 
 
 def phase_eval(ctx: Ctx, judge: str) -> None:
@@ -847,6 +986,8 @@ def phase_flood(ctx: Ctx, label: str, redis_url: str, nodes: RedisNodes, n_rep: 
 
 PHASES = (
     "seen",
+    "http",
+    "series",
     "embedded",
     "verifier",
     "evalstore",
@@ -861,6 +1002,7 @@ PHASES = (
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seen", type=int, default=20_000, help="traces in the seen-only phase")
+    ap.add_argument("--http", type=int, default=20_000, help="traces posted in the http phase")
     ap.add_argument("--eval", type=int, default=100, help="evaluated traces measured per judge")
     ap.add_argument("--warm", type=int, default=40, help="warm-up traces before measuring")
     ap.add_argument("--scaleout", type=int, default=150, help="backlog per replica (evaluated)")
@@ -890,6 +1032,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             if "seen" in only:
                 phase_seen(ctx)
+            if "http" in only:
+                phase_http(ctx)
+            if "series" in only:
+                phase_series(ctx)
             for judge in ("embedded", "verifier"):
                 if judge in only:
                     phase_eval(ctx, judge)

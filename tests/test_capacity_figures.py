@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from groundwatch.capacity import COEFFICIENTS, REPLICA_CORE_BUDGET
+from groundwatch.capacity import COEFFICIENTS, REPLICA_CORE_BUDGET, size
 from groundwatch.cli.capacity import README_RATES
 from groundwatch.cli.entry import main
 
@@ -61,3 +61,55 @@ def test_the_doc_table_of_both_figures_is_the_commands_and_the_performance_docs(
     )
     assert perf is not None
     assert (float(perf.group(1)), float(perf.group(2))) == README_RATES["verifier"]
+
+
+def test_the_charts_defaults_follow_from_the_model() -> None:
+    """helm/groundwatch/values.yaml: lagPerReplica, the derivation its comment spells out, the
+    per-sampling-rate figures it lists, the memory request and the one window exporter are what
+    the capacity model (the measured coefficients) gives for the chart's judge and rate."""
+    import yaml
+
+    text = (ROOT / "helm" / "groundwatch" / "values.yaml").read_text("utf-8")
+    values = yaml.safe_load(text)
+    judge = values["config"]["judge"]["backend"]
+    rate = values["config"]["sampling"]["rate"]
+    lag = values["autoscaling"]["lagPerReplica"]
+    model = size(100, rate, judge).lag_per_replica
+    assert 0.9 * model < lag <= model  # 60 s of a replica's throughput, rounded down
+    eff = COEFFICIENTS["scaleout_efficiency"].value
+    cpu = COEFFICIENTS[f"eval_cpu_s.{judge}"].value
+    assert f"60 x {eff:g} / {cpu:g} = {round(60 * eff / cpu)} -> {lag}" in text
+    listed = re.search(
+        r"sampling 1\.0: ([\d,]+) \(embedded ([\d,]+)\)\s+0\.1: ([\d,]+) \(embedded ([\d,]+)\)"
+        r"\s+0\.01: ([\d,]+) \(([\d,]+)\)",
+        text,
+    )
+    assert listed is not None
+    cases = [(r, j) for r in (1.0, 0.1, 0.01) for j in ("verifier", "embedded")]
+    for (r, j), quoted in zip(cases, listed.groups(), strict=True):
+        figure = size(100, r, j).lag_per_replica
+        assert 0.9 * figure < float(quoted.replace(",", "")) <= figure, (r, j, quoted)
+    request = values["resources"]["requests"]["memory"]
+    units = {"Mi": 2**20, "Gi": 2**30}
+    assert float(request[:-2]) * units[request[-2:]] >= COEFFICIENTS[f"rss_mb.{judge}"].value * 1e6
+    # the series model counts one exporter of the window series: the chart keeps the lease on
+    assert values["config"]["windows"]["export_lease_s"] > 0
+
+
+def test_the_docs_series_and_dedup_formulas_are_the_coefficients() -> None:
+    """docs/capacity.md's model section quotes the series and Kafka dedup terms with the model's
+    coefficients."""
+    doc = (ROOT / "docs" / "capacity.md").read_text("utf-8")
+    model = doc.split("## The model", 1)[1].split("\n## ", 1)[0]
+    process = round(COEFFICIENTS["series_process"].value)
+    base = round(COEFFICIENTS["series_window_base"].value)
+    per_value = round(COEFFICIENTS["series_per_slice_value"].value)
+    assert f"`replicas × {process} + {base} + {per_value} × slice values`" in model
+    assert f"`replicas × ({process + base} + {per_value} × slice values)`" in model
+    inflight = COEFFICIENTS["offset_inflight_per_poll_record"].value
+    record = COEFFICIENTS["offset_record_bytes"].value
+    flat = " ".join(model.split())
+    assert f"+ {inflight:g} × kafka.max_poll_records) × {record:g} B`" in flat
+    assert f"redis.dedup_ttl_s × {COEFFICIENTS['dedup_marker_bytes'].value:g} B`" in flat
+    per_partition = 2 * (1000 + inflight * 500) * record
+    assert f"{per_partition / 1e3:.0f} kB a partition" in flat

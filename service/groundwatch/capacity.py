@@ -47,7 +47,9 @@ class Coefficient:
 # ratios are the stable figures there; where two runs were taken the median (or, for the
 # scale-out efficiency, the lower) is used. Re-run the benchmark and copy the figures here and
 # into docs/capacity.md when a judge or the window layout changes; tests/test_capacity.py checks
-# that the doc's unit-cost table is this one.
+# that the doc's unit-cost table is this one. The Redis, dedup and series figures are from runs
+# 6-8 (2026-12-07), after Kafka dedup moved to 16-byte offset records and one replica exports
+# the window series; the CPU, window and finding figures from runs 1-5 (runs 6-8 agree).
 COEFFICIENTS: dict[str, Coefficient] = {
     "seen_cpu_s": Coefficient(
         198e-6, "replica CPU s per seen trace (sampled out)", "[seen] cpu_us_per_seen"
@@ -64,47 +66,62 @@ COEFFICIENTS: dict[str, Coefficient] = {
         "[scaleout.2] / [scaleout.1] evaluated_per_cpu_s",
     ),
     "redis_cpu_s.seen": Coefficient(
-        13.7e-6, "Redis CPU s per seen trace", "[seen.redis] redis_cpu_us_per_trace"
+        11.4e-6, "Redis CPU s per seen trace", "[seen.redis] redis_cpu_us_per_trace"
     ),
     "redis_cpu_s.evaluated": Coefficient(
-        256e-6,
+        306e-6,
         "Redis CPU s per evaluated trace, on top of its seen cost",
         "[embedded.redis] / [verifier.redis] redis_cpu_us_per_trace - seen",
     ),
     "redis_cluster_overhead": Coefficient(
-        1.84,
+        1.49,
         "Redis CPU per trace, Cluster (8 hash tags) / standalone",
-        "[flood.2.cluster] / [flood.2] redis_cpu_us_per_trace, runs 1, 3, 5",
+        "[flood.2.cluster] / [flood.2] redis_cpu_us_per_trace, runs 7, 8",
     ),
     "redis_round_trips.seen": Coefficient(
-        0.008, "round trips per seen trace", "[seen.redis] round_trips_per_trace"
+        0.0064, "round trips per seen trace", "[seen.redis] round_trips_per_trace"
     ),
     "redis_round_trips.evaluated": Coefficient(
-        0.54, "round trips per evaluated trace", "[embedded.redis] round_trips_per_trace"
+        0.94, "round trips per evaluated trace", "[embedded.redis] round_trips_per_trace"
     ),
     "redis_commands.seen": Coefficient(
-        1.34, "commands per seen trace (incl. inside scripts)", "[seen.redis] commands_per_trace"
+        0.36, "commands per seen trace (incl. inside scripts)", "[seen.redis] commands_per_trace"
     ),
     "redis_commands.evaluated": Coefficient(
-        54.0, "commands per evaluated trace", "[embedded.redis] commands_per_trace"
+        58.0, "commands per evaluated trace", "[embedded.redis] commands_per_trace"
     ),
     "redis_bytes_in.seen": Coefficient(
-        291.0, "bytes sent to Redis per seen trace", "[seen.redis] bytes_in_per_trace"
+        260.0, "bytes sent to Redis per seen trace", "[seen.redis] bytes_in_per_trace"
     ),
     "redis_bytes_in.evaluated": Coefficient(
-        1310.0, "bytes sent to Redis per evaluated trace", "[embedded.redis] bytes_in_per_trace"
+        1778.0, "bytes sent to Redis per evaluated trace", "[embedded.redis] bytes_in_per_trace"
     ),
     "dedup_marker_bytes": Coefficient(
-        154.0,
-        "bytes per HTTP/OTLP dedup marker, kept dedup_ttl_s (used_memory)",
-        "[seen.redis] used_memory_per_trace",
+        156.0,
+        "bytes per HTTP/OTLP dedup marker, kept dedup_ttl_s (used_memory in state)",
+        "[http] used_memory_state_per_trace",
+    ),
+    "offset_record_bytes": Coefficient(
+        16.9,
+        "bytes per Kafka offset record (16 B + allocation), MEMORY USAGE / records",
+        "[seen.offsets] bytes_per_record",
+    ),
+    "offset_inflight_per_poll_record": Coefficient(
+        1.4,
+        "offsets delivered, not committed, per partition and kafka.max_poll_records",
+        "[seen.offsets] inflight_per_partition / 500",
     ),
     "slice_bucket_bytes": Coefficient(
         1318.0, "bytes per slice value x bucket", "[*.memory] bytes_per_slice_bucket"
     ),
     "finding_bytes": Coefficient(5296.0, "bytes per finding", "[*.memory] bytes_per_finding"),
-    "series_base": Coefficient(
-        95.0, "series per replica without slices", "[prom] series_per_replica_no_slices"
+    "series_process": Coefficient(
+        105.0, "series per replica: process, pipeline, consumer", "[series] series_other"
+    ),
+    "series_window_base": Coefficient(
+        46.0,
+        "window and drift series of the exporter without slices",
+        "[series] series_exporter - series_other",
     ),
     "series_per_slice_value": Coefficient(
         75.0, "series per slice value, per replica", "[prom] series_per_slice_value"
@@ -128,7 +145,7 @@ COEFFICIENTS: dict[str, Coefficient] = {
 
 # What was measured here, beyond which a row is an extrapolation: replicas in one group,
 # traces/s through the pipeline (the rate-0 flood), Redis CPU share of one core.
-MEASURED = {"replicas": 2, "traces_per_s": 5400.0, "redis_cpu": 0.08}
+MEASURED = {"replicas": 2, "traces_per_s": 7200.0, "redis_cpu": 0.08}
 
 # Planning headroom (policy, not measurements): a replica is sized to this share of its core,
 # a Redis shard (one thread) to this share of one core.
@@ -136,9 +153,8 @@ REPLICA_CORE_BUDGET = 0.7
 REDIS_CORE_BUDGET = 0.5
 # ... and to this much memory per shard (a size that still restarts and resyncs in minutes).
 REDIS_MEMORY_PER_SHARD = 25e9
-# A Kafka trace is counted once by its partition and offset: a 32-byte record (digest, offset)
-# in its partition's offset set, one set per kind (ingest, evaluation). Format, not measurement.
-OFFSET_RECORD_BYTES = 32
+# A Kafka trace is counted once by its partition and offset: a 16-byte record (digest, offset)
+# in its partition's offset set, one set per kind (ingest, evaluation).
 OFFSET_SET_KINDS = 2
 
 
@@ -153,7 +169,7 @@ class SizingInputs:
     slice_values: int = 44  # 4 slice keys x (top_n 10 + "other")
     dedup_ttl_s: float = 86400  # HTTP/OTLP markers only
     resend_window_offsets: int = 1000  # Kafka: offsets kept below the committed one
-    poll_records: int = 500  # Kafka: what is delivered but not yet committed, per partition
+    poll_records: int = 500  # kafka.max_poll_records: scales what is delivered, not committed
     http_share: float = 0.0  # share of traces received over HTTP/OTLP instead of Kafka
     one_window_exporter: bool = True  # windows.export_lease_s > 0: one replica exports them
     buckets: int = 26 * 60 + 8 * 24  # fine (26 h of 60 s) + coarse (8 days of 1 h)
@@ -214,11 +230,12 @@ def size(
     redis_cpu = traces_per_s * _c("redis_cpu_s.seen") + evaluated * _c("redis_cpu_s.evaluated")
     # Kafka: per partition and kind, the re-send window plus what is delivered, not committed,
     # whatever the traffic. HTTP/OTLP: a marker per trace (two when evaluated) for the TTL.
+    inflight = p.poll_records * _c("offset_inflight_per_poll_record")
     offsets = (
         partitions
         * OFFSET_SET_KINDS
-        * (p.resend_window_offsets + p.poll_records)
-        * OFFSET_RECORD_BYTES
+        * (p.resend_window_offsets + inflight)
+        * _c("offset_record_bytes")
         if p.http_share < 1.0
         else 0.0
     )
@@ -241,11 +258,11 @@ def size(
     trips = traces_per_s * _c("redis_round_trips.seen") + evaluated * _c(
         "redis_round_trips.evaluated"
     )
-    # The per-slice (window and drift) series come from one replica holding the export lease;
-    # with windows.export_lease_s = 0 every replica exports them. The base is per replica.
-    window_series = round(p.slice_values * _c("series_per_slice_value"))
+    # The window and drift series come from one replica holding the export lease; with
+    # windows.export_lease_s = 0 every replica exports them. Process series: every replica.
+    window_series = round(_c("series_window_base") + p.slice_values * _c("series_per_slice_value"))
     exporters = 1 if p.one_window_exporter else replicas
-    series = replicas * round(_c("series_base")) + exporters * window_series
+    series = replicas * round(_c("series_process")) + exporters * window_series
     beyond = []
     if replicas > MEASURED["replicas"]:
         beyond.append("replicas")
