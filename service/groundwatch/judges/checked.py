@@ -206,14 +206,7 @@ def _check_name(
     seen = {w for _, s in sentences for w in content_words(s)}
     absent = not set(content_words(hit.answer)) & seen
     # Only an answer naming what no passage names contradicts the name they give; an answer
-    # naming something the passages give for another relation is never supported (held back).
-    if hit.status == "conflict" and not absent and claim.verdict == "supported":
-        return replace(
-            claim,
-            verdict="not_found",
-            reason=f"name given for another: {hit.answer} vs {hit.evidence}",
-            conflict=None,
-        )
+    # naming something the passages give for another relation is left to the backend.
     if (
         hit.status == "conflict"
         and absent
