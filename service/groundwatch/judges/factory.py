@@ -59,7 +59,7 @@ def _backend_judge(
         from groundwatch.judges.embedded import EmbeddedJudge
 
         return EmbeddedJudge(
-            embedder or build_embedder(embedding),
+            embedder if embedder is not None else build_embedder(embedding),
             relevance_threshold=js.relevance_threshold,
         )
     if js.backend == "verifier":
@@ -69,7 +69,7 @@ def _backend_judge(
         # An adapted calibration (groundwatch judge adapt) only when a setting names it.
         path = _opt(js, "calibration_path", None)
         return VerifiedJudge(
-            embedder or build_embedder(embedding),
+            embedder if embedder is not None else build_embedder(embedding),
             relevance_threshold=js.relevance_threshold,
             verdicts=VerdictModel.load(Path(str(path))) if path else None,
         )
