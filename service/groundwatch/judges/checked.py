@@ -44,7 +44,9 @@ from groundwatch.judges.values.alignment import (
     account_values,
     agrees,
 )
+from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.names import account_name
+from groundwatch.judges.values.parallel import Crossed, asked_words, crossed_case, crossed_value
 from groundwatch.judges.values.stated import StatedValue, stated_values
 
 __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
@@ -57,6 +59,8 @@ _NO_WORDS = frozenset({"no", "nope", "false"})
 _SHORT_WORDS = 10
 _KINDS: dict[str, ConflictKind] = {"date": "date", "year": "year"}
 _VALUE_KINDS = frozenset({"number", "date", "year"})
+#: The confidence of a contradiction read from parallel clauses (a code check, not a model).
+_CROSSED_SCORE = 0.9
 
 
 def _passage_sentences(trace: RagTrace) -> list[tuple[int, str]]:
@@ -66,9 +70,15 @@ def _passage_sentences(trace: RagTrace) -> list[tuple[int, str]]:
 def check_claim(
     claim: ClaimJudgement, question: str, sentences: Sequence[tuple[int, str]], trace: RagTrace
 ) -> ClaimJudgement:
-    """``claim`` as the backend judged it, unless its values say otherwise."""
+    """``claim`` as the backend judged it, unless its values, names or words say otherwise."""
     if not sentences:
         return claim
+    return _check_values(claim, question, sentences, trace)
+
+
+def _check_values(
+    claim: ClaimJudgement, question: str, sentences: Sequence[tuple[int, str]], trace: RagTrace
+) -> ClaimJudgement:
     short = len((trace.answer or "").split()) <= _SHORT_WORDS
     values = claim_values(claim.text, question, short=short)
     if claim.verdict == "contradicted" and claim.conflict is not None:
@@ -99,6 +109,10 @@ def check_claim(
             reason=f"{kind} mismatch: {hit.claim.text} vs {hit.evidence.text}",
             conflict=Conflict(kind=kind, claim=hit.claim.text, evidence=hit.evidence.text),
         )
+    if claim.verdict != "contradicted":
+        crossed = _check_crossed(claim, values, sentences, trace)
+        if crossed is not None:
+            return crossed
     # A value the question gives ("my 20 kg son") is the user's premise, not the passages'.
     given = stated_values(question) if question else ()
     unaccounted = [v for v in account.unaccounted if not any(agrees(v, g) for g in given)]
@@ -126,6 +140,43 @@ def check_claim(
             conflict=None,
         )
     return claim
+
+
+def _crossed(
+    claim: ClaimJudgement,
+    hit: Crossed,
+    kind: ConflictKind,
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
+) -> ClaimJudgement:
+    ctx, text = sentences[hit.sentence]
+    return replace(
+        claim,
+        verdict="contradicted",
+        score=max(claim.score if claim.verdict == "contradicted" else 0.0, _CROSSED_SCORE),
+        evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
+        reason=f"{kind} mismatch: {hit.said} vs {hit.stated} ({hit.said} is stated for "
+        f"{hit.other}, {hit.stated} for {hit.asked})",
+        conflict=Conflict(kind=kind, claim=hit.said, evidence=hit.stated),
+    )
+
+
+def _check_crossed(
+    claim: ClaimJudgement,
+    values: Sequence[StatedValue],
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
+) -> ClaimJudgement | None:
+    """A value the passages state for a neighbouring case, in a clause parallel to the asked
+    case's, which states another value (:mod:`.values.parallel`): contradicted."""
+    asked = asked_words(claim.text)
+    evidence = [s for _, s in sentences]
+    passage_of = [ctx for ctx, _ in sentences]
+    for value in values:
+        hit = crossed_value(value, asked, evidence, values, passage_of)
+        if hit is not None:
+            return _crossed(claim, hit, _KINDS.get(value.kind, "number"), sentences, trace)
+    return None
 
 
 def _same_text(value: str, written: str) -> bool:
@@ -200,6 +251,14 @@ def _check_name(
     if parts is None:
         return claim
     answer = _YES_NO.sub("", parts[1]).strip().rstrip(".")
+    if answer and claim.verdict != "contradicted":
+        asked = asked_words(parts[0]) | asked_words(answer)
+        for name in _answer_names(parts[0], answer):
+            crossed = crossed_case(
+                asked, name, [s for _, s in sentences], [ctx for ctx, _ in sentences]
+            )
+            if crossed is not None:
+                return _crossed(claim, crossed, "entity", sentences, trace)
     hit = account_name(parts[0], answer, [s for _, s in sentences]) if answer else None
     if hit is None:
         return _check_words(claim, answer, parts[0], sentences)
@@ -223,6 +282,12 @@ def _check_name(
             conflict=Conflict(kind="entity", claim=hit.answer, evidence=hit.evidence),
         )
     return claim
+
+
+def _answer_names(question: str, answer: str) -> list[str]:
+    """The names ``answer`` gives that ``question`` does not."""
+    asked = set(content_words(question))
+    return [n for n in entity_spans(answer) if set(content_words(n)) - asked]
 
 
 def _check_words(

@@ -24,7 +24,7 @@ _ABBREVIATIONS = word_set(
     mr mrs ms dr prof sr jr st mt ft vs etc e.g i.e eg ie inc ltd co corp no nos fig figs approx
     dept est jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun gen
     col lt sgt capt gov sen rep rev hon pres u.s u.k u.n e.u a.m p.m cf al ca op vol ed eds min
-    max avg gov't
+    max avg gov't ext tel
     """
 )
 

@@ -1,0 +1,371 @@
+"""Parallel clauses: one frame stated for two cases, and a claim that takes the other case's value.
+
+Usage::
+
+    hit = crossed_case(
+        asked=content_words("Who is the HR contact for the Manchester office?"),
+        answer="Priya Shah",
+        evidence=["HR contacts: for the London office, speak to Priya Shah (ext. 4417); for the "
+                  "Manchester office, speak to Tom Whitaker (ext. 4425)."],
+    )
+    hit.said, hit.stated, hit.asked, hit.other   # 'Priya Shah', 'Tom Whitaker', 'Manchester', 'London'
+
+Passages list cases side by side in one frame: "$0.005 per 1,000 PUT requests and $0.0004 per
+1,000 GET requests", "for the London office, speak to ...; for the Manchester office, speak to
+...", "Usual dose: 25 mg/kg/day ...; for severe infections, 45 mg/kg/day ...". The commonest
+wrong answer takes the value or name of the neighbouring case.
+
+The passage sentences are cut into clauses (at semicolons, at "while", "whereas", "but", and
+at "and" before a value). Two clauses are *parallel* when their words, read in order with every
+value as one placeholder, line up (their longest common subsequence) on at least
+``_FRAME_WORDS`` words and ``_FRAME_SHARE`` of the shorter clause. A claim has *crossed* into
+the wrong case when:
+
+* the clause that states its value (or name) and a parallel clause differ, at one place of the
+  frame, in a word the claim or its question asks (``asked``: in the parallel clause only) and
+  a word of its own (in the claim's clause only, asked by nothing): the two cases;
+* the parallel clause states another value of exactly the same kind (or another name) and none
+  that agrees with the claim's.
+
+Then the evidence gives the asked case another value: the claim is contradicted. A clause
+that only adds a qualifier (the heading "Adults and children aged 16 and over:" before "take
+1 or 2 tablets", against "Do not take more than 8 tablets") has no case of its own to swap:
+nothing is crossed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
+
+from groundwatch.judges.text.words import as_written, content_words
+from groundwatch.judges.values.alignment import agrees, exact_kind
+from groundwatch.judges.values.entities import entity_spans
+from groundwatch.judges.values.spelled import numbers_as_digits, spell_out
+from groundwatch.judges.values.stated import StatedValue, stated_values
+from groundwatch.judges.values.units import NUMBER_WORDS
+
+__all__ = ["Crossed", "asked_words", "clauses", "crossed_case", "crossed_value"]
+
+#: Two clauses share at least this many words of their frame (values count as one word)...
+_FRAME_WORDS = 2
+#: ... and at least this share of the shorter clause's words.
+_FRAME_SHARE = 0.4
+#: A case is named in a few words at one place of the frame ("PUT" / "GET", "London" /
+#: "Manchester"), in about as many on each side.
+_CASE_WORDS = 3
+#: Parallel cases are listed together: in one passage, at most this many sentences apart.
+_NEAR_SENTENCES = 2
+_BREAK = re.compile(
+    r";|,?\s+(?:while|whereas|but)\s+|,?\s+and\s+(?=(?:\S+\s+){0,3}?[$€£¥]?\d)",
+    re.IGNORECASE,
+)
+_HEADING = re.compile(r"^([^:;]{1,80}?):(?!\d)\s*")
+_NOT_CASES = frozenset({"not", "no", "never", "more", "less", "most", "least", "before", "after"})
+_NON = re.compile(r"\bnon-(?=\w)", re.IGNORECASE)  # "non-refundable": not "refundable"
+_NUMBER = re.compile(r"[$€£¥]?\d[\d,.:/]*(?:\s?(?:%|percent))?")
+_VALUE = "#"
+
+
+@dataclass(frozen=True)
+class Crossed:
+    """A claim's value (or name) that the evidence gives another case, in a parallel clause."""
+
+    said: str  # the claim's value or name, as the evidence writes it for the other case
+    stated: str  # what the parallel clause states for the asked case
+    asked: str  # the word of the asked case, as the parallel clause writes it
+    other: str  # the word of the case the claim's value belongs to, as written
+    sentence: int  # the evidence sentence of the parallel clause
+
+
+@lru_cache(maxsize=16384)
+def clauses(sentence: str) -> tuple[str, ...]:
+    """``sentence`` cut where a new case may begin (see the module's docstring). A heading
+    before a colon ("HR contacts:", "Metformin 500 mg tablets:") is said of every piece, so
+    it stays with each."""
+    heading = _HEADING.match(sentence)
+    rest = sentence[heading.end() :] if heading is not None else sentence
+    pieces = [p.strip(" ,.") for p in _BREAK.split(rest) if p and p.strip(" ,.")]
+    if heading is not None and len(pieces) > 1:
+        return tuple(f"{heading.group(1)}: {p}" for p in pieces)
+    return tuple(pieces) if heading is None else (sentence.strip(" ,."),)
+
+
+@lru_cache(maxsize=16384)
+def _tokens(clause: str) -> tuple[str, ...]:
+    """The clause's content words in order, each value one placeholder: a measure with its
+    unit ("500 mg", "24 hours"), a count without its noun ("1,000 PUT" -> "# PUT"), a number
+    word ("two halves" -> "# halves")."""
+    text = numbers_as_digits(spell_out(clause))
+    for v in stated_values(clause):
+        if v.kind.startswith("n:") or v.text not in text:
+            continue
+        text = text.replace(v.text, " qqvalueqq ", 1)
+    text = _NON.sub("non", _NUMBER.sub(" qqvalueqq ", text))
+    out: list[str] = []
+    for w in content_words(text):
+        out.append(_VALUE if w.startswith("qqvalueqq") or w in NUMBER_WORDS else w)
+    return tuple(out)
+
+
+def _common(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
+    """The longest common subsequence of two word lists, as index pairs in order."""
+    n, m = len(a), len(b)
+    table = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            table[i][j] = (
+                table[i + 1][j + 1] + 1 if a[i] == b[j] else max(table[i + 1][j], table[i][j + 1])
+            )
+    out: list[tuple[int, int]] = []
+    i = j = 0
+    while i < n and j < m:
+        if a[i] == b[j]:
+            out.append((i, j))
+            i, j = i + 1, j + 1
+        elif table[i + 1][j] >= table[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def _gaps(
+    mine: tuple[str, ...], theirs: tuple[str, ...], *, lead: bool = True
+) -> tuple[float, list[tuple[tuple[str, ...], tuple[str, ...]]]] | None:
+    """(how parallel, the gaps) when the two clauses are parallel, else None. How parallel: the
+    share of the shorter clause's words in the frame (their longest common subsequence). The
+    gaps: where one clause has words the other replaces; before the frame only the words next
+    to it, after it only the first ones (a sentence's subject or a trailing remark is no case).
+    Without ``lead``, none before the frame: there the words of a sentence's first clause
+    ("For long-haul flights, desks close ... and gates close ...") may be said of the next
+    ones too."""
+    if not mine or not theirs:
+        return None
+    anchors = _common(mine, theirs)
+    frame = len(anchors)
+    if frame < _FRAME_WORDS or frame < _FRAME_SHARE * min(len(mine), len(theirs)):
+        return None
+    words = [
+        (i, j)
+        for i, j in anchors
+        if mine[i] != _VALUE and not (i and j and mine[i - 1] == _VALUE == theirs[j - 1])
+    ]
+    if not words:
+        # values and their nouns alone are no frame: "4 g in 24 hours" / "500 mg every 6
+        # hours", "seven players on a pitch" / "three players from each side"
+        return None
+    bounds = [(-1, -1), *anchors, (len(mine), len(theirs))]
+    last = len(bounds) - 2
+    gaps: list[tuple[tuple[str, ...], tuple[str, ...]]] = []  # the last one may be cut
+    for n, ((i0, j0), (i1, j1)) in enumerate(pairwise(bounds)):
+        mine_gap, their_gap = mine[i0 + 1 : i1], theirs[j0 + 1 : j1]
+        if not mine_gap or not their_gap:
+            continue  # one side only adds words here
+        if n == 0 and not lead:
+            continue
+        if n == 0:
+            mine_gap, their_gap = mine_gap[-_CASE_WORDS:], their_gap[-_CASE_WORDS:]
+        elif n == last:
+            mine_gap, their_gap = mine_gap[:_CASE_WORDS], their_gap[:_CASE_WORDS]
+        elif len(mine_gap) > _CASE_WORDS or len(their_gap) > _CASE_WORDS:
+            continue  # more words than one case's
+        gaps.append((mine_gap, their_gap))
+    return frame / min(len(mine), len(theirs)), gaps
+
+
+def _case_of(
+    gap: tuple[tuple[str, ...], tuple[str, ...]],
+    mine: tuple[str, ...],
+    theirs: tuple[str, ...],
+    asked: Collection[str],
+    free: Collection[str] = (),
+) -> tuple[str, str] | None:
+    """(asked word, own word) when the gap is where the two clauses name their cases; an
+    asked word in ``free`` never names the asked case (a clause stating the claim's value
+    says it too)."""
+    wanted = [
+        w for w in gap[1] if w in asked and w not in free and w not in mine and _names_case(w)
+    ]
+    own = [w for w in gap[0] if w not in asked and w not in theirs and _names_case(w)]
+    return (wanted[0], own[0]) if wanted and own else None
+
+
+def _names_case(word: str) -> bool:
+    """A word that may name a case: no value, no negation or comparison ("no", "more")."""
+    return word != _VALUE and word not in _NOT_CASES
+
+
+def _cases(
+    mine: tuple[str, ...],
+    theirs: tuple[str, ...],
+    asked: Collection[str],
+    *,
+    lead: bool = True,
+    free: Collection[str] = (),
+) -> tuple[str, str, float] | None:
+    """(asked word, own word, how parallel) where the two clauses are parallel and differ in
+    their case (see :func:`_gaps`, :func:`_case_of`)."""
+    parallel = _gaps(mine, theirs, lead=lead)
+    if parallel is None:
+        return None
+    for gap in parallel[1]:
+        case = _case_of(gap, mine, theirs, asked, free)
+        if case is not None:
+            return case[0], case[1], parallel[0]
+    return None
+
+
+def _asks(clause: str, asked: Collection[str]) -> int:
+    """How many of the asked words (not numbers) ``clause`` says."""
+    return len({w for w in content_words(clause) if not w[0].isdigit()} & set(asked))
+
+
+def _rank(
+    cases: tuple[str, str, float] | None, clause: str, asked: Collection[str]
+) -> tuple[float, int]:
+    """The most parallel clause first, then the one saying most of what is asked."""
+    if cases is None:
+        return (0.0, 0)
+    return cases[2], _asks(clause, asked)
+
+
+def _crossed(
+    said: str, stated: str, cases: tuple[str, str, float], *, own: str, other: str, sentence: int
+) -> Crossed:
+    asked = (as_written(other, [cases[0]]) or [cases[0]])[0]
+    own_case = (as_written(own, [cases[1]]) or [cases[1]])[0]
+    return Crossed(said, stated, asked, own_case, sentence)
+
+
+def _pieces(evidence: Sequence[str]) -> list[tuple[int, int, str]]:
+    """(sentence, place in it, clause) of every clause of ``evidence``."""
+    return [(k, n, c) for k, s in enumerate(evidence) for n, c in enumerate(clauses(s))]
+
+
+def _near(a: int, b: int, passage_of: Sequence[int] | None) -> bool:
+    """Two sentences close enough for one list of cases: of one passage, a few apart."""
+    if passage_of is not None and passage_of[a] != passage_of[b]:
+        return False
+    return abs(a - b) <= _NEAR_SENTENCES
+
+
+def _lead(mine: tuple[int, int, str], theirs: tuple[int, int, str]) -> bool:
+    """Whether the words before the frame of ``theirs`` may name its case: only when it comes
+    after ``mine``. Opening words may be said of what follows ("For long-haul flights, desks
+    close ... and gates close ...", "For healthy adults the usual dose is ... . The total dose
+    must not exceed ...")."""
+    return (theirs[0], theirs[1]) > (mine[0], mine[1])
+
+
+def crossed_value(
+    value: StatedValue,
+    asked: Collection[str],
+    evidence: Sequence[str],
+    claimed: Sequence[StatedValue] = (),
+    passage_of: Sequence[int] | None = None,
+) -> Crossed | None:
+    """The parallel clause that gives the asked case another value than ``value``, when the
+    clause stating ``value`` is about another case; None otherwise. A clause stating one of
+    the ``claimed`` values (the claim's others) is no other case's: the claim gives it too.
+    ``passage_of``: the passage of each evidence sentence (cases pair only within one)."""
+    if value.kind == "year":
+        return None  # a year names the period of the values beside it, not a case's value
+    if value.quantity is not None and value.quantity.bound:
+        return None  # "no more than 4 g" holds of many values: no case's own
+    pieces = _pieces(evidence)
+    found = [(piece, stated_values(piece[2])) for piece in pieces]
+    mine = [piece for piece, vals in found if any(_same(value, e) for e in vals)]
+    if not mine:
+        return None
+    # the words of every clause that states the value (or holds it): the case they name is
+    # one the value is stated for
+    free = {
+        w for piece, vals in found if any(agrees(value, e) for e in vals) for w in _tokens(piece[2])
+    }
+    best: tuple[tuple[float, int], Crossed] | None = None
+    for piece, vals in found:
+        k, _, c = piece
+        if any(agrees(mine, e) for mine in (value, *claimed) for e in vals):
+            continue  # a clause the claim takes a value from is no other case's
+        # a bound ("bags over 32 kg") is a limit, not a case's value
+        other = next(
+            (
+                e
+                for e in vals
+                if exact_kind(value, e)
+                and e.kind != "year"
+                and not (e.quantity is not None and e.quantity.bound)
+            ),
+            None,
+        )
+        if other is None:
+            continue
+        for place in mine:
+            own = place[2]
+            if not _near(place[0], k, passage_of) or _asks(own, asked) > _asks(c, asked):
+                continue  # far apart, or the claim's clause says more of what is asked
+            cases = _cases(_tokens(own), _tokens(c), asked, lead=_lead(place, piece), free=free)
+            rank = _rank(cases, c, asked)
+            if cases is not None and (best is None or rank > best[0]):
+                said = next(e.text for e in stated_values(own) if _same(value, e))
+                best = rank, _crossed(said, other.text, cases, own=own, other=c, sentence=k)
+    return best[1] if best is not None else None
+
+
+def _same(value: StatedValue, e: StatedValue) -> bool:
+    """``e`` states ``value`` itself: it agrees and is a point, not a range or a bound that
+    merely holds it ("1,200 mg" is within "no more than 4 g")."""
+    if not agrees(value, e):
+        return False
+    q = e.quantity
+    return q is None or (not q.bound and q.raw[0] == q.raw[1])
+
+
+def _name_words(name: str) -> frozenset[str]:
+    return frozenset(content_words(name))
+
+
+def crossed_case(
+    asked: Collection[str],
+    answer: str,
+    evidence: Sequence[str],
+    passage_of: Sequence[int] | None = None,
+) -> Crossed | None:
+    """The parallel clause that names another thing for the asked case than ``answer`` (a
+    name), when the clause naming ``answer`` is about another case; None otherwise."""
+    mine_words = _name_words(answer)
+    if not mine_words:
+        return None
+    asked = set(asked) - mine_words
+    pieces = _pieces(evidence)
+    mine = [piece for piece in pieces if mine_words <= set(content_words(piece[2]))]
+    if not mine:
+        return None
+    free = {w for piece in mine for w in _tokens(piece[2])}
+    best: tuple[tuple[float, int], Crossed] | None = None
+    for piece in pieces:
+        k, _, c = piece
+        words = set(content_words(c))
+        if mine_words & words:
+            continue
+        names = [n for n in entity_spans(c) if _name_words(n) and not _name_words(n) & asked]
+        if not names:
+            continue
+        for place in mine:
+            own = place[2]
+            if not _near(place[0], k, passage_of) or _asks(own, asked) > _asks(c, asked):
+                continue
+            cases = _cases(_tokens(own), _tokens(c), asked, lead=_lead(place, piece), free=free)
+            rank = _rank(cases, c, asked)
+            if cases is not None and (best is None or rank > best[0]):
+                best = rank, _crossed(answer, names[-1], cases, own=own, other=c, sentence=k)
+    return best[1] if best is not None else None
+
+
+def asked_words(text: str) -> frozenset[str]:
+    """The words of ``text`` (a claim, a question) as the clauses are read: no values."""
+    return frozenset(w for w in _tokens(text) if w != _VALUE)
