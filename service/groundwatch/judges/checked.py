@@ -48,10 +48,11 @@ from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.names import account_name
 from groundwatch.judges.values.parallel import Crossed, asked_words, crossed_case, crossed_value
 from groundwatch.judges.values.stated import StatedValue, stated_values
+from groundwatch.judges.values.weekdays import days_named, other_days
 
 __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
 
-VALUES_VERSION = "vc2"
+VALUES_VERSION = "vc3"
 
 _YES_NO = re.compile(r"^(?:yes|no|yeah|yep|nope|correct|true|false)\b[\s,.;:!-]*", re.I)
 _NO_WORDS = frozenset({"no", "nope", "false"})
@@ -110,7 +111,9 @@ def _check_values(
             conflict=Conflict(kind=kind, claim=hit.claim.text, evidence=hit.evidence.text),
         )
     if claim.verdict != "contradicted":
-        crossed = _check_crossed(claim, values, sentences, trace)
+        crossed = _check_crossed(claim, values, sentences, trace, terse=terse)
+        if crossed is None:
+            crossed = _check_days(claim, values, sentences, trace)
         if crossed is not None:
             return crossed
     # A value the question gives ("my 20 kg son") is the user's premise, not the passages'.
@@ -148,15 +151,25 @@ def _crossed(
     kind: ConflictKind,
     sentences: Sequence[tuple[int, str]],
     trace: RagTrace,
-) -> ClaimJudgement:
+    *,
+    terse: bool,
+) -> ClaimJudgement | None:
+    """``claim`` contradicted by ``hit``; held back (not found) or None (unchanged) where a
+    sentence's cases are no names."""
     ctx, text = sentences[hit.sentence]
+    cases = f"{hit.said} is stated for {hit.other}, {hit.stated} for {hit.asked}"
+    if not (hit.named or terse):
+        # In a sentence, cases named by plain words ("usual" / "severe") are held back:
+        # contradicting on them cost the triage set 3 false findings for 6 (Session 46).
+        if claim.verdict != "supported":
+            return None
+        return replace(claim, verdict="not_found", reason=f"stated for another case: {cases}")
     return replace(
         claim,
         verdict="contradicted",
         score=max(claim.score if claim.verdict == "contradicted" else 0.0, _CROSSED_SCORE),
         evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
-        reason=f"{kind} mismatch: {hit.said} vs {hit.stated} ({hit.said} is stated for "
-        f"{hit.other}, {hit.stated} for {hit.asked})",
+        reason=f"{kind} mismatch: {hit.said} vs {hit.stated} ({cases})",
         conflict=Conflict(kind=kind, claim=hit.said, evidence=hit.stated),
     )
 
@@ -166,16 +179,60 @@ def _check_crossed(
     values: Sequence[StatedValue],
     sentences: Sequence[tuple[int, str]],
     trace: RagTrace,
+    *,
+    terse: bool,
 ) -> ClaimJudgement | None:
     """A value the passages state for a neighbouring case, in a clause parallel to the asked
-    case's, which states another value (:mod:`.values.parallel`): contradicted."""
+    case's, which states another value (:mod:`.values.parallel`): contradicted (a sentence's
+    only where both cases are names; else held back as not found)."""
     asked = asked_words(claim.text)
     evidence = [s for _, s in sentences]
     passage_of = [ctx for ctx, _ in sentences]
     for value in values:
         hit = crossed_value(value, asked, evidence, values, passage_of)
         if hit is not None:
-            return _crossed(claim, hit, _KINDS.get(value.kind, "number"), sentences, trace)
+            kind = _KINDS.get(value.kind, "number")
+            checked = _crossed(claim, hit, kind, sentences, trace, terse=terse)
+            if checked is not None:
+                return checked
+    return None
+
+
+def _check_days(
+    claim: ClaimJudgement,
+    values: Sequence[StatedValue],
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
+) -> ClaimJudgement | None:
+    """A value the passages state only for other days of the week than the claim's ("11 pm"
+    asked for Sunday, stated "on Friday and Saturday"): contradicted by the value stated for
+    the claim's days, else not found (:mod:`.values.weekdays`)."""
+    claim_days = days_named(claim.text)
+    evidence = [s for _, s in sentences]
+    passage_of = [ctx for ctx, _ in sentences]
+    for value in values:
+        hit = other_days(value, claim_days, evidence, values, passage_of)
+        if hit is None:
+            continue
+        if hit.stated is not None and hit.sentence is not None:
+            ctx, text = sentences[hit.sentence]
+            kind = _KINDS.get(value.kind, "number")
+            return replace(
+                claim,
+                verdict="contradicted",
+                score=max(claim.score if claim.verdict == "contradicted" else 0.0, _CROSSED_SCORE),
+                evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
+                reason=f"{kind} mismatch: {value.text} vs {hit.stated} ({hit.said} is stated for "
+                f"{hit.days})",
+                conflict=Conflict(kind=kind, claim=value.text, evidence=hit.stated),
+            )
+        if claim.verdict == "supported":
+            return replace(
+                claim,
+                verdict="not_found",
+                reason=f"value stated for other days: {hit.said} for {hit.days}",
+                conflict=None,
+            )
     return None
 
 
@@ -257,8 +314,13 @@ def _check_name(
             crossed = crossed_case(
                 asked, name, [s for _, s in sentences], [ctx for ctx, _ in sentences]
             )
-            if crossed is not None:
-                return _crossed(claim, crossed, "entity", sentences, trace)
+            checked = (
+                _crossed(claim, crossed, "entity", sentences, trace, terse=True)
+                if crossed is not None
+                else None
+            )
+            if checked is not None:
+                return checked
     hit = account_name(parts[0], answer, [s for _, s in sentences]) if answer else None
     if hit is None:
         return _check_words(claim, answer, parts[0], sentences)

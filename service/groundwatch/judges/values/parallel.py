@@ -15,8 +15,8 @@ Passages list cases side by side in one frame: "$0.005 per 1,000 PUT requests an
 ...", "Usual dose: 25 mg/kg/day ...; for severe infections, 45 mg/kg/day ...". The commonest
 wrong answer takes the value or name of the neighbouring case.
 
-The passage sentences are cut into clauses (at semicolons, at "while", "whereas", "but", and
-at "and" before a value). Two clauses are *parallel* when their words, read in order with every
+The passage sentences are cut into clauses (at semicolons, at "while", "whereas", "but", at
+", and", and at "and" before a value). Two clauses are *parallel* when their words, read in order with every
 value as one placeholder, line up (their longest common subsequence) on at least
 ``_FRAME_WORDS`` words and ``_FRAME_SHARE`` of the shorter clause. A claim has *crossed* into
 the wrong case when:
@@ -60,7 +60,7 @@ _CASE_WORDS = 3
 #: Parallel cases are listed together: in one passage, at most this many sentences apart.
 _NEAR_SENTENCES = 2
 _BREAK = re.compile(
-    r";|,?\s+(?:while|whereas|but)\s+|,?\s+and\s+(?=(?:\S+\s+){0,3}?[$€£¥]?\d)",
+    r";|,?\s+(?:while|whereas|but)\s+|,\s+and\s+|\s+and\s+(?=(?:\S+\s+){0,3}?[$€£¥]?\d)",
     re.IGNORECASE,
 )
 _HEADING = re.compile(r"^([^:;]{1,80}?):(?!\d)\s*")
@@ -79,6 +79,9 @@ class Crossed:
     asked: str  # the word of the asked case, as the parallel clause writes it
     other: str  # the word of the case the claim's value belongs to, as written
     sentence: int  # the evidence sentence of the parallel clause
+    #: Both cases are written as names ("London" / "Manchester", "PUT" / "GET"): a closed set
+    #: of things the passage lists, not words that may describe one thing two ways.
+    named: bool = False
 
 
 @lru_cache(maxsize=16384)
@@ -234,11 +237,24 @@ def _rank(
 
 
 def _crossed(
-    said: str, stated: str, cases: tuple[str, str, float], *, own: str, other: str, sentence: int
+    said: str,
+    stated: str,
+    cases: tuple[str, str, float],
+    *,
+    own: tuple[int, int, str],
+    other: tuple[int, int, str],
 ) -> Crossed:
-    asked = (as_written(other, [cases[0]]) or [cases[0]])[0]
-    own_case = (as_written(own, [cases[1]]) or [cases[1]])[0]
-    return Crossed(said, stated, asked, own_case, sentence)
+    asked = (as_written(other[2], [cases[0]]) or [cases[0]])[0]
+    own_case = (as_written(own[2], [cases[1]]) or [cases[1]])[0]
+    named = _as_name(asked, other) and _as_name(own_case, own)
+    return Crossed(said, stated, asked, own_case, other[0], named)
+
+
+def _as_name(word: str, piece: tuple[int, int, str]) -> bool:
+    """``word`` is capitalised where no sentence begins."""
+    if not word[:1].isupper():
+        return False
+    return piece[1] > 0 or not piece[2].startswith(word)
 
 
 def _pieces(evidence: Sequence[str]) -> list[tuple[int, int, str]]:
@@ -312,7 +328,7 @@ def crossed_value(
             rank = _rank(cases, c, asked)
             if cases is not None and (best is None or rank > best[0]):
                 said = next(e.text for e in stated_values(own) if _same(value, e))
-                best = rank, _crossed(said, other.text, cases, own=own, other=c, sentence=k)
+                best = rank, _crossed(said, other.text, cases, own=place, other=piece)
     return best[1] if best is not None else None
 
 
@@ -362,7 +378,7 @@ def crossed_case(
             cases = _cases(_tokens(own), _tokens(c), asked, lead=_lead(place, piece), free=free)
             rank = _rank(cases, c, asked)
             if cases is not None and (best is None or rank > best[0]):
-                best = rank, _crossed(answer, names[-1], cases, own=own, other=c, sentence=k)
+                best = rank, _crossed(answer, names[-1], cases, own=place, other=piece)
     return best[1] if best is not None else None
 
 

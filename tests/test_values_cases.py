@@ -1,0 +1,77 @@
+"""A value or name the passages give another case, judged by every backend (issue 44, vc3):
+parallel clauses (judges/values/parallel) and days of the week (judges/values/weekdays)."""
+
+from __future__ import annotations
+
+import pytest
+
+from groundwatch.contract.trace import RagTrace
+from groundwatch.evaluation.evaluator import Evaluator
+from groundwatch.judges.checked import VALUES_VERSION
+from groundwatch.judges.factory import build_judge
+from groundwatch.sections.judging import JudgeSettings
+
+LEADS = (
+    "Site leads: for the Leeds depot, call Anna Berg (ext. 210); for the York depot, call Omar "
+    "Haddad (ext. 245). Deliveries to both depots are booked through the central desk."
+)
+PERMITS = "A visitor parking permit costs £120 a year, while a resident permit is £45 a year."
+BAR = (
+    "The bar closes at 23:00 from Monday to Thursday and at 01:00 on Fridays and Saturdays; on "
+    "Sundays it closes at 22:00."
+)
+MARKET = "The farmers' market runs every Saturday; stalls open at 8:00, and on Saturdays in December they stay until 16:00."
+
+
+@pytest.fixture(scope="module", params=["verifier", "embedded"])
+def evaluator(request: pytest.FixtureRequest) -> Evaluator:
+    judge = build_judge(JudgeSettings(), backend=request.param)
+    judge.load()
+    return Evaluator(judge)
+
+
+def _judged(evaluator: Evaluator, cases: list[tuple[str, str, str]]) -> list[list[str]]:
+    traces = [
+        RagTrace(trace_id=f"c{i}", question=q, contexts=[p], answer=a)
+        for i, (q, p, a) in enumerate(cases)
+    ]
+    records = evaluator.evaluate_batch(traces)
+    for record in records:
+        assert record.metric_version.endswith(f"/{VALUES_VERSION}")
+    return [[c.verdict for c in r.claims] for r in records]
+
+
+def test_the_neighbouring_cases_name_or_value_is_contradicted(evaluator: Evaluator) -> None:
+    cases = [
+        ("Who is the site lead for the York depot?", LEADS, "Anna Berg"),
+        ("How much is the parking permit for residents?", PERMITS, "£120"),
+        ("What time does the bar close on Sundays?", BAR, "11 pm"),
+    ]
+    assert _judged(evaluator, cases) == [["contradicted"]] * 3
+    traces = [RagTrace(trace_id="r", question=cases[0][0], contexts=[LEADS], answer="Anna Berg")]
+    [claim] = evaluator.evaluate_batch(traces)[0].claims
+    assert claim.conflict is not None
+    assert (claim.conflict.claim, claim.conflict.evidence) == ("Anna Berg", "Omar Haddad")
+    assert claim.reason is not None
+    assert "York" in claim.reason
+
+
+def test_the_asked_cases_own_name_or_value_stays_supported(evaluator: Evaluator) -> None:
+    cases = [
+        ("Who is the site lead for the York depot?", LEADS, "Omar Haddad"),
+        ("How much is the parking permit for residents?", PERMITS, "£45 a year"),
+        ("What time does the bar close on Sundays?", BAR, "10 pm"),
+        ("When does the bar close on Wednesdays?", BAR, "At 23:00"),
+    ]
+    assert _judged(evaluator, cases) == [["supported"]] * 4
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known limit: a month qualifying a day's value ('on Saturdays in December') is not "
+    "read as a case; only days of the week are (written before the judge was run, Session 46)",
+)
+def test_a_value_for_other_months_only_is_never_supported(evaluator: Evaluator) -> None:
+    cases = [("When do stalls close on a Saturday in June?", MARKET, "16:00")]
+    [verdicts] = _judged(evaluator, cases)
+    assert verdicts != ["supported"]
