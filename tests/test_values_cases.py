@@ -20,6 +20,7 @@ BAR = (
     "The bar closes at 23:00 from Monday to Thursday and at 01:00 on Fridays and Saturdays; on "
     "Sundays it closes at 22:00."
 )
+PASSES = "Day passes cost £12 for members and £20 for non-members; under-5s go free."
 MARKET = "The farmers' market runs every Saturday; stalls open at 8:00, and on Saturdays in December they stay until 16:00."
 
 
@@ -46,8 +47,9 @@ def test_the_neighbouring_cases_name_or_value_is_contradicted(evaluator: Evaluat
         ("Who is the site lead for the York depot?", LEADS, "Anna Berg"),
         ("How much is the parking permit for residents?", PERMITS, "£120"),
         ("What time does the bar close on Sundays?", BAR, "11 pm"),
+        ("How much is a day pass for non-members?", PASSES, "£12"),
     ]
-    assert _judged(evaluator, cases) == [["contradicted"]] * 3
+    assert _judged(evaluator, cases) == [["contradicted"]] * 4
     traces = [RagTrace(trace_id="r", question=cases[0][0], contexts=[LEADS], answer="Anna Berg")]
     [claim] = evaluator.evaluate_batch(traces)[0].claims
     assert claim.conflict is not None
@@ -64,6 +66,19 @@ def test_the_asked_cases_own_name_or_value_stays_supported(evaluator: Evaluator)
         ("When does the bar close on Wednesdays?", BAR, "At 23:00"),
     ]
     assert _judged(evaluator, cases) == [["supported"]] * 4
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known limit: the shared subject ('Day passes cost') weighs most in the first "
+    "conjunct, so '£20 for non-members' aligns worse with the question than '£12 for members' "
+    "and is held back (value stated otherwise); was contradicted before 'non-' was read as its "
+    "own case (Session 46). A subject shared by every conjunct (tried: weight 0.9) changed 10 "
+    "alignment tests and was not shipped",
+)
+def test_the_second_conjuncts_value_stays_supported(evaluator: Evaluator) -> None:
+    cases = [("How much is a day pass for non-members?", PASSES, "£20")]
+    assert _judged(evaluator, cases) == [["supported"]]
 
 
 @pytest.mark.xfail(

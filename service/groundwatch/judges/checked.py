@@ -46,6 +46,7 @@ from groundwatch.judges.values.alignment import (
 )
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.names import account_name
+from groundwatch.judges.values.opposite import opposite_case
 from groundwatch.judges.values.parallel import Crossed, asked_words, crossed_case, crossed_value
 from groundwatch.judges.values.stated import StatedValue, stated_values
 from groundwatch.judges.values.weekdays import days_named, other_days
@@ -205,34 +206,61 @@ def _check_days(
     trace: RagTrace,
 ) -> ClaimJudgement | None:
     """A value the passages state only for other days of the week than the claim's ("11 pm"
-    asked for Sunday, stated "on Friday and Saturday"): contradicted by the value stated for
-    the claim's days, else not found (:mod:`.values.weekdays`)."""
+    asked for Sunday, stated "on Friday and Saturday"), or only for the opposite of a case the
+    claim names ("£486" asked for metered customers, stated for unmetered ones): contradicted
+    by the value stated for the claim's case, else not found (:mod:`.values.weekdays`,
+    :mod:`.values.opposite`)."""
     claim_days = days_named(claim.text)
     evidence = [s for _, s in sentences]
     passage_of = [ctx for ctx, _ in sentences]
     for value in values:
-        hit = other_days(value, claim_days, evidence, values, passage_of)
-        if hit is None:
-            continue
-        if hit.stated is not None and hit.sentence is not None:
-            ctx, text = sentences[hit.sentence]
-            kind = _KINDS.get(value.kind, "number")
-            return replace(
-                claim,
-                verdict="contradicted",
-                score=max(claim.score if claim.verdict == "contradicted" else 0.0, _CROSSED_SCORE),
-                evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
-                reason=f"{kind} mismatch: {value.text} vs {hit.stated} ({hit.said} is stated for "
-                f"{hit.days})",
-                conflict=Conflict(kind=kind, claim=value.text, evidence=hit.stated),
-            )
-        if claim.verdict == "supported":
-            return replace(
-                claim,
-                verdict="not_found",
-                reason=f"value stated for other days: {hit.said} for {hit.days}",
-                conflict=None,
-            )
+        day = other_days(value, claim_days, evidence, values, passage_of)
+        if day is not None:
+            return _elsewhere(
+                claim, value, said=day.said, case=day.days, stated=day.stated,
+                sentence=day.sentence, sentences=sentences, trace=trace,
+            )  # fmt: skip
+        turned = opposite_case(value, claim.text, evidence, values, passage_of)
+        if turned is not None:
+            return _elsewhere(
+                claim, value, said=turned.said, case=turned.case, stated=turned.stated,
+                sentence=turned.sentence, sentences=sentences, trace=trace,
+            )  # fmt: skip
+    return None
+
+
+def _elsewhere(
+    claim: ClaimJudgement,
+    value: StatedValue,
+    *,
+    said: str,
+    case: str,
+    stated: str | None,
+    sentence: int | None,
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
+) -> ClaimJudgement | None:
+    """``claim``, whose ``value`` the passages state (as ``said``) only for another ``case``:
+    contradicted by ``stated``, the value of the claim's own case, else not found when it was
+    supported; None (unchanged) otherwise."""
+    if stated is not None and sentence is not None:
+        ctx, text = sentences[sentence]
+        kind = _KINDS.get(value.kind, "number")
+        return replace(
+            claim,
+            verdict="contradicted",
+            score=max(claim.score if claim.verdict == "contradicted" else 0.0, _CROSSED_SCORE),
+            evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
+            reason=f"{kind} mismatch: {value.text} vs {stated} ({said} is stated for {case})",
+            conflict=Conflict(kind=kind, claim=value.text, evidence=stated),
+        )
+    if claim.verdict == "supported":
+        return replace(
+            claim,
+            verdict="not_found",
+            reason=f"value stated for another case: {said} for {case}",
+            conflict=None,
+        )
     return None
 
 

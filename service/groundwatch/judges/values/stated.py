@@ -97,7 +97,7 @@ def attribute_at(text: str, start: int, end: int) -> dict[str, float]:
     for side in (list(reversed(before)), after):
         distance = 0
         for m in side:
-            stems = content_words(_letters(m.group(0)))
+            stems = _stems(m.group(0))
             if not stems:
                 continue
             if clause[0] <= m.start() < clause[1]:
@@ -115,6 +115,14 @@ def attribute_at(text: str, start: int, end: int) -> dict[str, float]:
                 near = max(out.get(s, 0.0) for s in content_words(m.group(1)) or ("",))
                 out[word] = max(out.get(word, 0.0), near)
     return out
+
+
+def _stems(token: str) -> tuple[str, ...]:
+    """A token's stems for an attribute; "non-members" is another case than "members"."""
+    stems = content_words(_letters(token))
+    if token[:4].lower() == "non-" and stems:
+        return tuple(f"non{s}" for s in stems)
+    return stems
 
 
 def period_after(text: str, end: int) -> str:
