@@ -90,3 +90,19 @@ def test_a_value_for_other_months_only_is_never_supported(evaluator: Evaluator) 
     cases = [("When do stalls close on a Saturday in June?", MARKET, "16:00")]
     [verdicts] = _judged(evaluator, cases)
     assert verdicts != ["supported"]
+
+
+def test_a_sentence_giving_one_named_case_what_another_gets_is_never_supported(
+    evaluator: Evaluator,
+) -> None:
+    passage = (
+        "Gold members get free timed tickets to every exhibition; Silver members receive a 20% "
+        "discount on tickets."
+    )
+    cases = [
+        ("Do Silver members get in free?", passage, "Silver members get free timed tickets to every exhibition."),
+        ("Do Gold members get in free?", passage, "Gold members get free timed tickets to every exhibition."),
+    ]  # fmt: skip
+    wrong, right = _judged(evaluator, cases)
+    assert wrong != ["supported"]
+    assert right == ["supported"]

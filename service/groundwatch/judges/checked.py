@@ -334,7 +334,7 @@ def _check_name(
     """A short answer that names something, against the name the evidence gives."""
     parts = terse_parts(claim.text, question)
     if parts is None:
-        return claim
+        return _check_sentence_names(claim, sentences, trace)
     answer = _YES_NO.sub("", parts[1]).strip().rstrip(".")
     if answer and claim.verdict != "contradicted":
         asked = asked_words(parts[0]) | asked_words(answer)
@@ -372,6 +372,41 @@ def _check_name(
             conflict=Conflict(kind="entity", claim=hit.answer, evidence=hit.evidence),
         )
     return claim
+
+
+def _check_sentence_names(
+    claim: ClaimJudgement, sentences: Sequence[tuple[int, str]], trace: RagTrace
+) -> ClaimJudgement:
+    """A sentence giving one named thing what a parallel clause gives another ("Cabañeros
+    National Park is located in Tenerife" against "Teide National Park ... located in Tenerife.
+    Cabañeros National Park ... in the Montes de Toledo"): contradicted between named cases,
+    else held back (:func:`.values.parallel.crossed_case`)."""
+    if claim.verdict == "contradicted":
+        return claim
+    evidence = [s for _, s in sentences]
+    passage_of = [ctx for ctx, _ in sentences]
+    for name in entity_spans(claim.text):
+        words = asked_words(name)
+        if not words:
+            continue
+        hit = crossed_case(asked_words(claim.text) - words, name, evidence, passage_of)
+        if hit is not None and _coordinated(claim.text, hit.said, hit.asked):
+            continue  # "Quietdrive and Supergrass are bands": both are the subject
+        checked = (
+            _crossed(claim, hit, "entity", sentences, trace, terse=False)
+            if hit is not None
+            else None
+        )
+        if checked is not None:
+            return checked
+    return claim
+
+
+def _coordinated(text: str, a: str, b: str) -> bool:
+    """``a`` and ``b`` are joined in ``text`` as one list ("A and B", "B, A", "A or B")."""
+    join = r"\W*(?:,|and|or|&|as well as)\W+(?:\w+\W+){0,3}?"
+    x, y = re.escape(a), re.escape(b)
+    return bool(re.search(rf"{x}{join}{y}|{y}{join}{x}", text, re.IGNORECASE))
 
 
 def _answer_names(question: str, answer: str) -> list[str]:

@@ -185,15 +185,19 @@ def _case_of(
     mine: tuple[str, ...],
     theirs: tuple[str, ...],
     asked: Collection[str],
+    *,
     free: Collection[str] = (),
+    said: Collection[str] = (),
 ) -> tuple[str, str] | None:
     """(asked word, own word) when the gap is where the two clauses name their cases; an
     asked word in ``free`` never names the asked case (a clause stating the claim's value
-    says it too)."""
+    says it too), nor a word of what is ``said`` (the answer's name) the other case."""
     wanted = [
         w for w in gap[1] if w in asked and w not in free and w not in mine and _names_case(w)
     ]
-    own = [w for w in gap[0] if w not in asked and w not in theirs and _names_case(w)]
+    own = [
+        w for w in gap[0] if w not in asked and w not in said and w not in theirs and _names_case(w)
+    ]
     return (wanted[0], own[0]) if wanted and own else None
 
 
@@ -209,6 +213,7 @@ def _cases(
     *,
     lead: bool = True,
     free: Collection[str] = (),
+    said: Collection[str] = (),
 ) -> tuple[str, str, float] | None:
     """(asked word, own word, how parallel) where the two clauses are parallel and differ in
     their case (see :func:`_gaps`, :func:`_case_of`)."""
@@ -216,7 +221,7 @@ def _cases(
     if parallel is None:
         return None
     for gap in parallel[1]:
-        case = _case_of(gap, mine, theirs, asked, free)
+        case = _case_of(gap, mine, theirs, asked, free=free, said=said)
         if case is not None:
             return case[0], case[1], parallel[0]
     return None
@@ -375,7 +380,10 @@ def crossed_case(
             own = place[2]
             if not _near(place[0], k, passage_of) or _asks(own, asked) > _asks(c, asked):
                 continue
-            cases = _cases(_tokens(own), _tokens(c), asked, lead=_lead(place, piece), free=free)
+            cases = _cases(
+                _tokens(own), _tokens(c), asked, lead=_lead(place, piece), free=free,
+                said=mine_words,
+            )  # fmt: skip
             rank = _rank(cases, c, asked)
             if cases is not None and (best is None or rank > best[0]):
                 best = rank, _crossed(answer, names[-1], cases, own=place, other=piece)
