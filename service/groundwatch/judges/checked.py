@@ -114,7 +114,10 @@ def _check_values(
     if claim.verdict != "contradicted":
         crossed = _check_crossed(claim, values, sentences, trace, terse=terse)
         if crossed is None:
-            crossed = _check_days(claim, values, sentences, trace)
+            parts = terse_parts(claim.text, question) if terse else None
+            crossed = _check_days(
+                claim, values, sentences, trace, asked=parts[0] if parts is not None else None
+            )
         if crossed is not None:
             return crossed
     # A value the question gives ("my 20 kg son") is the user's premise, not the passages'.
@@ -204,12 +207,15 @@ def _check_days(
     values: Sequence[StatedValue],
     sentences: Sequence[tuple[int, str]],
     trace: RagTrace,
+    *,
+    asked: str | None,
 ) -> ClaimJudgement | None:
     """A value the passages state only for other days of the week than the claim's ("11 pm"
     asked for Sunday, stated "on Friday and Saturday"), or only for the opposite of a case the
-    claim names ("£486" asked for metered customers, stated for unmetered ones): contradicted
-    by the value stated for the claim's case, else not found (:mod:`.values.weekdays`,
-    :mod:`.values.opposite`)."""
+    question (``asked``: a short answer's) names ("£486" asked for metered customers, stated
+    for unmetered ones): contradicted by the value stated for the claim's case, else not found
+    (:mod:`.values.weekdays`, :mod:`.values.opposite`). In a sentence "un-" words are as often
+    what is said ("unused days ... must be used by 31 March") as which case: not read there."""
     claim_days = days_named(claim.text)
     evidence = [s for _, s in sentences]
     passage_of = [ctx for ctx, _ in sentences]
@@ -220,7 +226,7 @@ def _check_days(
                 claim, value, said=day.said, case=day.days, stated=day.stated,
                 sentence=day.sentence, sentences=sentences, trace=trace,
             )  # fmt: skip
-        turned = opposite_case(value, claim.text, evidence, values, passage_of)
+        turned = opposite_case(value, asked, evidence, values, passage_of) if asked else None
         if turned is not None:
             return _elsewhere(
                 claim, value, said=turned.said, case=turned.case, stated=turned.stated,
