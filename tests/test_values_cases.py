@@ -20,6 +20,10 @@ BAR = (
     "The bar closes at 23:00 from Monday to Thursday and at 01:00 on Fridays and Saturdays; on "
     "Sundays it closes at 22:00."
 )
+SYRUP = (
+    "Children 6 to 11 years: 5 mL every 6 to 8 hours. Adults and children 12 years and over: "
+    "10 mL every 6 to 8 hours. Do not give to children under 6 years."
+)
 PASSES = "Day passes cost £12 for members and £20 for non-members; under-5s go free."
 MARKET = "The farmers' market runs every Saturday; stalls open at 8:00, and on Saturdays in December they stay until 16:00."
 
@@ -48,8 +52,9 @@ def test_the_neighbouring_cases_name_or_value_is_contradicted(evaluator: Evaluat
         ("How much is the parking permit for residents?", PERMITS, "£120"),
         ("What time does the bar close on Sundays?", BAR, "11 pm"),
         ("How much is a day pass for non-members?", PASSES, "£12"),
+        ("How much cough syrup can my 8-year-old have?", SYRUP, "10 mL"),
     ]
-    assert _judged(evaluator, cases) == [["contradicted"]] * 4
+    assert _judged(evaluator, cases) == [["contradicted"]] * 5
     traces = [RagTrace(trace_id="r", question=cases[0][0], contexts=[LEADS], answer="Anna Berg")]
     [claim] = evaluator.evaluate_batch(traces)[0].claims
     assert claim.conflict is not None
@@ -64,8 +69,9 @@ def test_the_asked_cases_own_name_or_value_stays_supported(evaluator: Evaluator)
         ("How much is the parking permit for residents?", PERMITS, "£45 a year"),
         ("What time does the bar close on Sundays?", BAR, "10 pm"),
         ("When does the bar close on Wednesdays?", BAR, "At 23:00"),
+        ("How much cough syrup can my 8-year-old have?", SYRUP, "5 mL"),
     ]
-    assert _judged(evaluator, cases) == [["supported"]] * 4
+    assert _judged(evaluator, cases) == [["supported"]] * 5
 
 
 @pytest.mark.xfail(

@@ -44,6 +44,7 @@ from groundwatch.judges.values.alignment import (
     account_values,
     agrees,
 )
+from groundwatch.judges.values.bands import claim_age, other_band
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.names import account_name
 from groundwatch.judges.values.opposite import opposite_case
@@ -116,7 +117,12 @@ def _check_values(
         if crossed is None:
             parts = terse_parts(claim.text, question) if terse else None
             crossed = _check_days(
-                claim, values, sentences, trace, asked=parts[0] if parts is not None else None
+                claim,
+                values,
+                sentences,
+                trace,
+                asked=parts[0] if parts is not None else None,
+                question=question,
             )
         if crossed is not None:
             return crossed
@@ -209,14 +215,18 @@ def _check_days(
     trace: RagTrace,
     *,
     asked: str | None,
+    question: str,
 ) -> ClaimJudgement | None:
     """A value the passages state only for other days of the week than the claim's ("11 pm"
-    asked for Sunday, stated "on Friday and Saturday"), or only for the opposite of a case the
+    asked for Sunday, stated "on Friday and Saturday"), only for age bands without the age the
+    claim or question names ("8 tablets" for a 12-year-old, stated for ages 16 and over), or
+    only for the opposite of a case the
     question (``asked``: a short answer's) names ("£486" asked for metered customers, stated
     for unmetered ones): contradicted by the value stated for the claim's case, else not found
-    (:mod:`.values.weekdays`, :mod:`.values.opposite`). In a sentence "un-" words are as often
+    (:mod:`.values.weekdays`, :mod:`.values.bands`, :mod:`.values.opposite`). In a sentence "un-" words are as often
     what is said ("unused days ... must be used by 31 March") as which case: not read there."""
     claim_days = days_named(claim.text)
+    age = claim_age(f"{question} {claim.text}")
     evidence = [s for _, s in sentences]
     passage_of = [ctx for ctx, _ in sentences]
     for value in values:
@@ -225,6 +235,12 @@ def _check_days(
             return _elsewhere(
                 claim, value, said=day.said, case=day.days, stated=day.stated,
                 sentence=day.sentence, sentences=sentences, trace=trace,
+            )  # fmt: skip
+        band = other_band(value, age, evidence, values, passage_of)
+        if band is not None:
+            return _elsewhere(
+                claim, value, said=band.said, case=band.band, stated=band.stated,
+                sentence=band.sentence, sentences=sentences, trace=trace,
             )  # fmt: skip
         turned = opposite_case(value, asked, evidence, values, passage_of) if asked else None
         if turned is not None:
