@@ -117,8 +117,10 @@ def test_a_short_answers_own_words_are_not_its_attribute() -> None:
             ("£120", "£45"),
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="known limit: 'visitor' against 'resident' is not read as a contrast; "
-                "both candidates share the question's words (docs/accuracy.md, Session 45)",
+                reason="known limit of the alignment alone: 'visitor' against 'resident' is not "
+                "read as a contrast; both candidates share the question's words (Session 45). "
+                "The checked judge contradicts it through parallel clauses since vc3 "
+                "(tests/test_values_cases.py)",
             ),
         ),
         (
