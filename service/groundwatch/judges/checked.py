@@ -157,7 +157,7 @@ def _check_values(
 
 def _crossed(
     claim: ClaimJudgement,
-    hit: Crossed,
+    hit: Crossed | None,
     kind: ConflictKind,
     sentences: Sequence[tuple[int, str]],
     trace: RagTrace,
@@ -165,7 +165,9 @@ def _crossed(
     terse: bool,
 ) -> ClaimJudgement | None:
     """``claim`` contradicted by ``hit``; held back (not found) or None (unchanged) where a
-    sentence's cases are no names."""
+    sentence's cases are no names, or there is no ``hit``."""
+    if hit is None:
+        return None
     ctx, text = sentences[hit.sentence]
     cases = f"{hit.said} is stated for {hit.other}, {hit.stated} for {hit.asked}"
     if not (hit.named or terse):
@@ -200,11 +202,10 @@ def _check_crossed(
     passage_of = [ctx for ctx, _ in sentences]
     for value in values:
         hit = crossed_value(value, asked, evidence, values, passage_of)
-        if hit is not None:
-            kind = _KINDS.get(value.kind, "number")
-            checked = _crossed(claim, hit, kind, sentences, trace, terse=terse)
-            if checked is not None:
-                return checked
+        kind = _KINDS.get(value.kind, "number")
+        checked = _crossed(claim, hit, kind, sentences, trace, terse=terse)
+        if checked is not None:
+            return checked
     return None
 
 
@@ -364,11 +365,7 @@ def _check_name(
             crossed = crossed_case(
                 asked, name, [s for _, s in sentences], [ctx for ctx, _ in sentences]
             )
-            checked = (
-                _crossed(claim, crossed, "entity", sentences, trace, terse=True)
-                if crossed is not None
-                else None
-            )
+            checked = _crossed(claim, crossed, "entity", sentences, trace, terse=True)
             if checked is not None:
                 return checked
     hit = account_name(parts[0], answer, [s for _, s in sentences]) if answer else None
@@ -414,11 +411,7 @@ def _check_sentence_names(
         hit = crossed_case(asked_words(claim.text) - words, name, evidence, passage_of)
         if hit is not None and _coordinated(claim.text, hit.said, hit.asked):
             continue  # "Quietdrive and Supergrass are bands": both are the subject
-        checked = (
-            _crossed(claim, hit, "entity", sentences, trace, terse=False)
-            if hit is not None
-            else None
-        )
+        checked = _crossed(claim, hit, "entity", sentences, trace, terse=False)
         if checked is not None:
             return checked
     return claim
