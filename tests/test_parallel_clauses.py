@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from groundwatch.judges.text.words import content_words
-from groundwatch.judges.values.parallel import clauses, crossed_case, crossed_value
+from groundwatch.judges.values.parallel import asked_words, clauses, crossed_case, crossed_value
 from groundwatch.judges.values.stated import stated_values
 
 
 def _value(text: str, question: str, passage: list[str]):  # type: ignore[no-untyped-def]
     [value] = [v for v in stated_values(text) if v.quantity is not None or v.date is not None]
-    return crossed_value(value, set(content_words(f"{question} {text}")), passage)
+    return crossed_value(value, asked_words(f"{question} {text}"), passage)
 
 
 def test_clauses_cut_at_cases_not_inside_a_list() -> None:
@@ -159,3 +159,46 @@ def test_negations_and_years_name_no_case() -> None:
     # a year qualifies the values beside it: another year is another period, not a case
     years = ["The rate was 19% in 2022; in 2023 the rate was 25%."]
     assert _value("In 2023 the rate was 25% as in 2022.", "", years) is None
+
+
+def test_an_elided_conjunct_takes_the_frame_of_the_first() -> None:
+    """ "$350,000 to youth services" has no verb of its own: it is read with the first
+    conjunct's words before its value."""
+    grant = [
+        "Of the £2.4 million grant, £900,000 goes to housing repairs and £350,000 to youth services."
+    ]
+    hit = _value("£900,000", "How much goes to youth services?", grant)
+    assert hit is not None
+    assert (hit.said, hit.stated) == ("£900,000", "£350,000")
+    assert _value("£350,000", "How much goes to youth services?", grant) is None
+
+
+def test_or_before_a_value_parts_two_cases_but_not_two_numbers() -> None:
+    assert clauses("The fan runs for 14 hours on low or 5 hours on high.") == (
+        "The fan runs for 14 hours on low",
+        "5 hours on high",
+    )
+    assert clauses("Take 1 or 2 tablets every 4 hours.") == ("Take 1 or 2 tablets every 4 hours",)
+
+
+def test_a_compound_word_is_one_case() -> None:
+    buses = ["Buses run every 10 minutes at peak times and every 20 minutes off-peak."]
+    hit = _value("Every 10 minutes", "How often do buses run off-peak?", buses)
+    assert hit is not None
+    assert hit.stated == "20 minutes"
+    assert _value("Every 20 minutes", "How often do buses run off-peak?", buses) is None
+
+
+def test_a_subject_said_of_both_cases_does_not_make_the_first_the_asked_one() -> None:
+    classes = [
+        "Hillside Library's Story Time is on Tuesdays at 10:30, and Baby Bounce on Fridays at 11:15."
+    ]
+    hit = _value("Tuesdays at 10:30", "When is Baby Bounce at Hillside Library?", classes)
+    assert hit is not None
+    assert (hit.stated, hit.other) == ("11:15", "Time")
+
+
+def test_a_word_that_only_qualifies_the_other_case_is_no_case() -> None:
+    """ "second checked bag" / "third": "checked" is elided from the second, not its case."""
+    bags = ["Extra bags cost $60 for a second checked bag and $120 for a third."]
+    assert _value("$120", "How much is a checked bag?", bags) is None

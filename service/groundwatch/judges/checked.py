@@ -54,7 +54,7 @@ from groundwatch.judges.values.weekdays import days_named, other_days
 
 __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
 
-VALUES_VERSION = "vc3"
+VALUES_VERSION = "vc4"
 
 _YES_NO = re.compile(r"^(?:yes|no|yeah|yep|nope|correct|true|false)\b[\s,.;:!-]*", re.I)
 _NO_WORDS = frozenset({"no", "nope", "false"})
@@ -113,7 +113,10 @@ def _check_values(
             conflict=Conflict(kind=kind, claim=hit.claim.text, evidence=hit.evidence.text),
         )
     if claim.verdict != "contradicted":
-        crossed = _check_crossed(claim, values, sentences, trace, terse=terse)
+        # A short answer's one value ("Every 4 minutes") is of the case its question asks
+        # ("off-peak"); of several, some only qualify the one asked ("1.2 g in 24 hours").
+        asks = question if short and len(values) == 1 else ""
+        crossed = _check_crossed(claim, values, sentences, trace, terse=terse, question=asks)
         if crossed is None:
             parts = terse_parts(claim.text, question) if terse else None
             crossed = _check_days(
@@ -123,6 +126,7 @@ def _check_values(
                 trace,
                 asked=parts[0] if parts is not None else None,
                 question=question,
+                short=short,
             )
         if crossed is not None:
             return crossed
@@ -193,11 +197,13 @@ def _check_crossed(
     trace: RagTrace,
     *,
     terse: bool,
+    question: str = "",
 ) -> ClaimJudgement | None:
     """A value the passages state for a neighbouring case, in a clause parallel to the asked
     case's, which states another value (:mod:`.values.parallel`): contradicted (a sentence's
-    only where both cases are names; else held back as not found)."""
-    asked = asked_words(claim.text)
+    only where both cases are names; else held back as not found). ``question``: a short
+    answer's, whose words ask the case too."""
+    asked = asked_words(claim.text) | asked_words(question)
     evidence = [s for _, s in sentences]
     passage_of = [ctx for ctx, _ in sentences]
     for value in values:
@@ -217,6 +223,7 @@ def _check_days(
     *,
     asked: str | None,
     question: str,
+    short: bool = False,
 ) -> ClaimJudgement | None:
     """A value the passages state only for other days of the week than the claim's ("11 pm"
     asked for Sunday, stated "on Friday and Saturday"), only for age bands without the age the
@@ -226,7 +233,8 @@ def _check_days(
     for unmetered ones): contradicted by the value stated for the claim's case, else not found
     (:mod:`.values.weekdays`, :mod:`.values.bands`, :mod:`.values.opposite`). In a sentence "un-" words are as often
     what is said ("unused days ... must be used by 31 March") as which case: not read there."""
-    claim_days = days_named(claim.text)
+    # A short answer naming no day ("6 am") is about the days its question names ("on Saturdays").
+    claim_days = days_named(claim.text) or (days_named(question) if short else frozenset())
     age = claim_age(f"{question} {claim.text}")
     evidence = [s for _, s in sentences]
     passage_of = [ctx for ctx, _ in sentences]

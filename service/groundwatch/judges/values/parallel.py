@@ -60,14 +60,20 @@ _CASE_WORDS = 3
 #: Parallel cases are listed together: in one passage, at most this many sentences apart.
 _NEAR_SENTENCES = 2
 _BREAK = re.compile(
-    r";|,?\s+(?:while|whereas|but)\s+|,\s+and\s+|\s+and\s+(?=(?:\S+\s+){0,3}?[$€£¥]?\d)",
+    r";|,?\s+(?:while|whereas|but)\s+|,\s+and\s+|\s+and\s+(?=(?:\S+\s+){0,3}?[$€£¥]?\d)"
+    r"|(?<![\d\s])\s+or\s+(?=[$€£¥]?\d)",
     re.IGNORECASE,
 )
 _HEADING = re.compile(r"^([^:;]{1,80}?):(?!\d)\s*")
 _NOT_CASES = frozenset({"not", "no", "never", "more", "less", "most", "least", "before", "after"})
 _NON = re.compile(r"\bnon-(?=\w)", re.IGNORECASE)  # "non-refundable": not "refundable"
+_COMPOUND = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 _NUMBER = re.compile(r"[$€£¥]?\d[\d,.:/]*(?:\s?(?:%|percent))?")
 _VALUE = "#"
+#: A day of the week, one placeholder too: days are cases of their own (:mod:`.weekdays`), and
+#: two clauses "on Tuesdays at 10:30" / "on Fridays at 11:15" share a frame.
+_DAY = "#day"
+_DAY_NAME = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -108,9 +114,14 @@ def _tokens(clause: str) -> tuple[str, ...]:
             continue
         text = text.replace(v.text, " qqvalueqq ", 1)
     text = _NON.sub("non", _NUMBER.sub(" qqvalueqq ", text))
+    text = _COMPOUND.sub("", text)  # "off-peak" is not "peak", nor "part-time" "time"
+    text = _DAY_NAME.sub(" qqdayqq ", text)
     out: list[str] = []
     for w in content_words(text):
-        out.append(_VALUE if w.startswith("qqvalueqq") or w in NUMBER_WORDS else w)
+        if w.startswith("qqdayqq"):
+            out.append(_DAY)
+        else:
+            out.append(_VALUE if w.startswith("qqvalueqq") or w in NUMBER_WORDS else w)
     return tuple(out)
 
 
@@ -137,7 +148,7 @@ def _common(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
 
 
 def _gaps(
-    mine: tuple[str, ...], theirs: tuple[str, ...], *, lead: bool = True
+    mine: tuple[str, ...], theirs: tuple[str, ...], *, lead: bool = True, joined: bool = False
 ) -> tuple[float, list[tuple[tuple[str, ...], tuple[str, ...]]]] | None:
     """(how parallel, the gaps) when the two clauses are parallel, else None. How parallel: the
     share of the shorter clause's words in the frame (their longest common subsequence). The
@@ -145,7 +156,8 @@ def _gaps(
     to it, after it only the first ones (a sentence's subject or a trailing remark is no case).
     Without ``lead``, none before the frame: there the words of a sentence's first clause
     ("For long-haul flights, desks close ... and gates close ...") may be said of the next
-    ones too."""
+    ones too. ``joined``: an elided conjunct filled in with its first conjunct's frame
+    (:func:`_filled`)."""
     if not mine or not theirs:
         return None
     anchors = _common(mine, theirs)
@@ -157,8 +169,8 @@ def _gaps(
         for i, j in anchors
         if mine[i] != _VALUE and not (i and j and mine[i - 1] == _VALUE == theirs[j - 1])
     ]
-    if not words:
-        # values and their nouns alone are no frame: "4 g in 24 hours" / "500 mg every 6
+    if not words and not joined:
+        # values and their nouns alone are no frame (unless the syntax joins the two): "4 g in 24 hours" / "500 mg every 6
         # hours", "seven players on a pitch" / "three players from each side"
         return None
     bounds = [(-1, -1), *anchors, (len(mine), len(theirs))]
@@ -170,8 +182,8 @@ def _gaps(
             continue  # one side only adds words here
         if n == 0 and not lead:
             continue
-        if n == 0:
-            mine_gap, their_gap = mine_gap[-_CASE_WORDS:], their_gap[-_CASE_WORDS:]
+        if n == 0:  # read from the frame outwards
+            mine_gap, their_gap = mine_gap[::-1][:_CASE_WORDS], their_gap[::-1][:_CASE_WORDS]
         elif n == last:
             mine_gap, their_gap = mine_gap[:_CASE_WORDS], their_gap[:_CASE_WORDS]
         elif len(mine_gap) > _CASE_WORDS or len(their_gap) > _CASE_WORDS:
@@ -189,21 +201,23 @@ def _case_of(
     free: Collection[str] = (),
     said: Collection[str] = (),
 ) -> tuple[str, str] | None:
-    """(asked word, own word) when the gap is where the two clauses name their cases; an
-    asked word in ``free`` never names the asked case (a clause stating the claim's value
+    """(asked word, own word) when the gap is where the two clauses name their cases: the
+    first word of the parallel clause's side that the claim's clause lacks, read from the frame,
+    is asked ("third" / "second checked bag": "checked" only qualifies "second", the case).
+    An asked word in ``free`` never names the asked case (a clause stating the claim's value
     says it too), nor a word of what is ``said`` (the answer's name) the other case."""
-    wanted = [
-        w for w in gap[1] if w in asked and w not in free and w not in mine and _names_case(w)
-    ]
+    wanted = next((w for w in gap[1] if w not in mine and _names_case(w)), None)
+    if wanted is None or wanted not in asked or wanted in free:
+        return None
     own = [
         w for w in gap[0] if w not in asked and w not in said and w not in theirs and _names_case(w)
     ]
-    return (wanted[0], own[0]) if wanted and own else None
+    return (wanted, own[0]) if own else None
 
 
 def _names_case(word: str) -> bool:
     """A word that may name a case: no value, no negation or comparison ("no", "more")."""
-    return word != _VALUE and word not in _NOT_CASES
+    return word not in (_VALUE, _DAY) and word not in _NOT_CASES
 
 
 def _cases(
@@ -214,10 +228,11 @@ def _cases(
     lead: bool = True,
     free: Collection[str] = (),
     said: Collection[str] = (),
+    joined: bool = False,
 ) -> tuple[str, str, float] | None:
     """(asked word, own word, how parallel) where the two clauses are parallel and differ in
     their case (see :func:`_gaps`, :func:`_case_of`)."""
-    parallel = _gaps(mine, theirs, lead=lead)
+    parallel = _gaps(mine, theirs, lead=lead, joined=joined)
     if parallel is None:
         return None
     for gap in parallel[1]:
@@ -229,7 +244,42 @@ def _cases(
 
 def _asks(clause: str, asked: Collection[str]) -> int:
     """How many of the asked words (not numbers) ``clause`` says."""
-    return len({w for w in content_words(clause) if not w[0].isdigit()} & set(asked))
+    return len({w for w in _tokens(clause) if w != _VALUE} & set(asked))
+
+
+def _filled(
+    mine: tuple[int, int, str], theirs: tuple[int, int, str]
+) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
+    """The two clauses' words, the second of two conjuncts side by side that opens with its
+    value given the first one's words before its last value: "$612 million goes to public
+    safety and $298 million to parks" is read "... $298 million [goes] to parks" no more, but
+    its frame is the first's ("of which # ... " / "of which # park"), and the two are parallel
+    by their syntax (the flag), whatever words that frame has."""
+    a, b = _tokens(mine[2]), _tokens(theirs[2])
+    if mine[0] != theirs[0] or abs(mine[1] - theirs[1]) != 1:
+        return a, b, False
+    first, second = (a, b) if mine[1] < theirs[1] else (b, a)
+    if second[:1] != (_VALUE,) or _VALUE not in first:
+        return a, b, False
+    last = len(first) - 1 - first[::-1].index(_VALUE)
+    while last and first[last - 1] == _VALUE:  # "$0.005 per 1,000 PUT": one run of values
+        last -= 1
+    second = (*first[:last], *second)
+    return (*((first, second) if mine[1] < theirs[1] else (second, first)), True)
+
+
+def _says_more(mine: str, theirs: str, asked: Collection[str], *, mine_first: bool) -> bool:
+    """Whether the clause stating the claim's value says more of what is asked than the other
+    one. The words before the frame of the first of them are said of both ("Oakdale Library's
+    Rhyme Time is held on Mondays at 9:30, and Toddler Time on Thursdays ...")."""
+    a, b = _tokens(mine), _tokens(theirs)
+    anchors = _common(a, b)
+    if anchors and mine_first:
+        b = (*b, *a[: anchors[0][0]])
+    elif anchors:
+        a = (*a, *b[: anchors[0][1]])
+    wanted = set(asked) - {_VALUE}
+    return len(set(a) & wanted) > len(set(b) & wanted)
 
 
 def _rank(
@@ -327,9 +377,11 @@ def crossed_value(
             continue
         for place in mine:
             own = place[2]
-            if not _near(place[0], k, passage_of) or _asks(own, asked) > _asks(c, asked):
+            first = _lead(place, piece)
+            if not _near(place[0], k, passage_of) or _says_more(own, c, asked, mine_first=first):
                 continue  # far apart, or the claim's clause says more of what is asked
-            cases = _cases(_tokens(own), _tokens(c), asked, lead=_lead(place, piece), free=free)
+            own_words, other_words, joined = _filled(place, piece)
+            cases = _cases(own_words, other_words, asked, lead=first, free=free, joined=joined)
             rank = _rank(cases, c, asked)
             if cases is not None and (best is None or rank > best[0]):
                 said = next(e.text for e in stated_values(own) if _same(value, e))
@@ -378,10 +430,11 @@ def crossed_case(
             continue
         for place in mine:
             own = place[2]
-            if not _near(place[0], k, passage_of) or _asks(own, asked) > _asks(c, asked):
+            first = _lead(place, piece)
+            if not _near(place[0], k, passage_of) or _says_more(own, c, asked, mine_first=first):
                 continue
             cases = _cases(
-                _tokens(own), _tokens(c), asked, lead=_lead(place, piece), free=free,
+                _tokens(own), _tokens(c), asked, lead=first, free=free,
                 said=mine_words,
             )  # fmt: skip
             rank = _rank(cases, c, asked)
@@ -392,4 +445,4 @@ def crossed_case(
 
 def asked_words(text: str) -> frozenset[str]:
     """The words of ``text`` (a claim, a question) as the clauses are read: no values."""
-    return frozenset(w for w in _tokens(text) if w != _VALUE)
+    return frozenset(w for w in _tokens(text) if w not in (_VALUE, _DAY))

@@ -1,0 +1,77 @@
+"""A short answer is about the case its question asks, also where the passage elides the
+frame of the second case ("... and £350,000 [goes] to youth services"), writes the case as a
+compound ("off-peak"), shares one subject across cases, names the days only in the question,
+or tells the cases apart by year. Judged by both backends; written before the judge was run
+on them (Session 47)."""
+
+from __future__ import annotations
+
+import pytest
+
+from groundwatch.contract.trace import RagTrace
+from groundwatch.evaluation.evaluator import Evaluator
+from groundwatch.judges.factory import build_judge
+from groundwatch.settings import JudgeSettings
+
+FAN = "The Breeze 2 desk fan runs for 14 hours on its low setting or 5 hours on its high setting."
+GRANT = (
+    "Of the £2.4 million grant, £900,000 goes to housing repairs and £350,000 to youth services."
+)
+BUSES = "Buses on route 7 run every 10 minutes at peak times and every 20 minutes off-peak."
+CLASSES = (
+    "Hillside Library's Story Time is on Tuesdays at 10:30, and Baby Bounce on Fridays at 11:15."
+)
+MUSEUM = "The museum is open Monday to Friday 9:00 to 17:00 and Saturday to Sunday 10:00 to 16:00."
+FUND = "The Harbour Growth fund returned 6.2 % in 2024, compared with 3.9 % in 2023."
+
+WRONG = [
+    ("How long does the Breeze 2 run on its high setting?", FAN, "14 hours"),
+    ("How much of the grant goes to youth services?", GRANT, "£900,000"),
+    ("How often do route 7 buses run off-peak?", BUSES, "Every 10 minutes"),
+    ("When is Baby Bounce at Hillside?", CLASSES, "Tuesdays at 10:30"),
+    ("What time does the museum open on Sundays?", MUSEUM, "9 am"),
+    ("What did the Harbour Growth fund return in 2023?", FUND, "6.2 %"),
+]
+RIGHT = [
+    ("How long does the Breeze 2 run on its high setting?", FAN, "5 hours"),
+    ("How much of the grant goes to youth services?", GRANT, "£350,000"),
+    ("How often do route 7 buses run off-peak?", BUSES, "Every 20 minutes"),
+    ("When is Baby Bounce at Hillside?", CLASSES, "Fridays at 11:15"),
+    ("What time does the museum open on Sundays?", MUSEUM, "10 am"),
+    ("What did the Harbour Growth fund return in 2023?", FUND, "3.9 %"),
+]
+
+
+@pytest.fixture(scope="module", params=["verifier", "embedded"])
+def evaluator(request: pytest.FixtureRequest) -> Evaluator:
+    judge = build_judge(JudgeSettings(), backend=request.param)
+    judge.load()
+    return Evaluator(judge)
+
+
+def _verdicts(evaluator: Evaluator, cases: list[tuple[str, str, str]]) -> list[str]:
+    traces = [
+        RagTrace(trace_id=f"e{i}", question=q, contexts=[p], answer=a)
+        for i, (q, p, a) in enumerate(cases)
+    ]
+    out = []
+    for record in evaluator.evaluate_batch(traces):
+        [claim] = record.claims
+        out.append(claim.verdict)
+    return out
+
+
+def test_the_other_cases_value_is_contradicted(evaluator: Evaluator) -> None:
+    assert _verdicts(evaluator, WRONG) == ["contradicted"] * len(WRONG)
+
+
+def test_the_asked_cases_value_is_not_contradicted(evaluator: Evaluator) -> None:
+    verdicts = _verdicts(evaluator, RIGHT)
+    assert "contradicted" not in verdicts, verdicts
+
+
+def test_the_reason_names_both_values(evaluator: Evaluator) -> None:
+    traces = [RagTrace(trace_id="r", question=WRONG[1][0], contexts=[GRANT], answer="£900,000")]
+    [claim] = evaluator.evaluate_batch(traces)[0].claims
+    assert claim.conflict is not None
+    assert (claim.conflict.claim, claim.conflict.evidence) == ("£900,000", "£350,000")
