@@ -29,9 +29,17 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from groundwatch.contract.record import Conflict, ConflictKind, Evidence
+from groundwatch.contract.record import Conflict, Evidence
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement, Judge, JudgeError, TraceJudgement
+from groundwatch.judges.cases import (
+    KINDS,
+    check_crossed,
+    check_days,
+    check_sentence_names,
+    crossed,
+    swapped,
+)
 from groundwatch.judges.claims.declarative import declarative
 from groundwatch.judges.claims.short_answers import claim_values, terse_parts
 from groundwatch.judges.rules.negation_twin import negation_twin
@@ -44,13 +52,10 @@ from groundwatch.judges.values.alignment import (
     account_values,
     agrees,
 )
-from groundwatch.judges.values.bands import claim_age, other_band
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.names import account_name
-from groundwatch.judges.values.opposite import opposite_case
-from groundwatch.judges.values.parallel import Crossed, asked_words, crossed_case, crossed_value
+from groundwatch.judges.values.parallel import asked_words, crossed_case
 from groundwatch.judges.values.stated import StatedValue, stated_values
-from groundwatch.judges.values.weekdays import days_named, other_days
 
 __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
 
@@ -60,10 +65,7 @@ _YES_NO = re.compile(r"^(?:yes|no|yeah|yep|nope|correct|true|false)\b[\s,.;:!-]*
 _NO_WORDS = frozenset({"no", "nope", "false"})
 #: An answer of at most this many words is a short answer: its values are read with the question.
 _SHORT_WORDS = 10
-_KINDS: dict[str, ConflictKind] = {"date": "date", "year": "year"}
 _VALUE_KINDS = frozenset({"number", "date", "year"})
-#: The confidence of a contradiction read from parallel clauses (a code check, not a model).
-_CROSSED_SCORE = 0.9
 
 
 def _passage_sentences(trace: RagTrace) -> list[tuple[int, str]]:
@@ -71,19 +73,34 @@ def _passage_sentences(trace: RagTrace) -> list[tuple[int, str]]:
 
 
 def check_claim(
-    claim: ClaimJudgement, question: str, sentences: Sequence[tuple[int, str]], trace: RagTrace
+    claim: ClaimJudgement,
+    question: str,
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
+    *,
+    parts: int = 1,
 ) -> ClaimJudgement:
-    """``claim`` as the backend judged it, unless its values, names or words say otherwise."""
+    """``claim`` as the backend judged it, unless its values, names or words say otherwise.
+    ``parts``: how many claims the answer was split into."""
     if not sentences:
         return claim
-    return _check_values(claim, question, sentences, trace)
+    # A short answer is read with its question ("6 am", "Yes, for $150"); one split into
+    # several claims states its own attributes too ("Peak fares are £6.10, and a weekly pass
+    # costs £38": "weekly pass costs" is what £38 is, not only the question's "fares").
+    short = len((trace.answer or "").split()) <= _SHORT_WORDS
+    return _check_values(claim, question, sentences, trace, short=short, alone=parts <= 1)
 
 
 def _check_values(
-    claim: ClaimJudgement, question: str, sentences: Sequence[tuple[int, str]], trace: RagTrace
+    claim: ClaimJudgement,
+    question: str,
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
+    *,
+    short: bool,
+    alone: bool,
 ) -> ClaimJudgement:
-    short = len((trace.answer or "").split()) <= _SHORT_WORDS
-    values = claim_values(claim.text, question, short=short)
+    values = claim_values(claim.text, question, short=short, alone=alone)
     if claim.verdict == "contradicted" and claim.conflict is not None:
         return _check_conflict(claim, values, sentences)
     if claim.verdict != "contradicted":
@@ -103,7 +120,7 @@ def _check_values(
     if account.conflicts:
         hit = account.conflicts[0]
         ctx, text = sentences[hit.sentence]
-        kind = _KINDS.get(hit.evidence.kind, "number")
+        kind = KINDS.get(hit.evidence.kind, "number")
         return replace(
             claim,
             verdict="contradicted",
@@ -115,11 +132,11 @@ def _check_values(
     if claim.verdict != "contradicted":
         # A short answer's one value ("Every 4 minutes") is of the case its question asks
         # ("off-peak"); of several, some only qualify the one asked ("1.2 g in 24 hours").
-        asks = question if short and len(values) == 1 else ""
-        crossed = _check_crossed(claim, values, sentences, trace, terse=terse, question=asks)
-        if crossed is None:
+        asks = question if short and alone and len(values) == 1 else ""
+        case = check_crossed(claim, values, sentences, trace, terse=terse, question=asks)
+        if case is None:
             parts = terse_parts(claim.text, question) if terse else None
-            crossed = _check_days(
+            case = check_days(
                 claim,
                 values,
                 sentences,
@@ -128,8 +145,8 @@ def _check_values(
                 question=question,
                 short=short,
             )
-        if crossed is not None:
-            return crossed
+        if case is not None:
+            return case
     # A value the question gives ("my 20 kg son") is the user's premise, not the passages'.
     given = stated_values(question) if question else ()
     unaccounted = [v for v in account.unaccounted if not any(agrees(v, g) for g in given)]
@@ -157,142 +174,6 @@ def _check_values(
             conflict=None,
         )
     return claim
-
-
-def _crossed(
-    claim: ClaimJudgement,
-    hit: Crossed | None,
-    kind: ConflictKind,
-    sentences: Sequence[tuple[int, str]],
-    trace: RagTrace,
-    *,
-    terse: bool,
-) -> ClaimJudgement | None:
-    """``claim`` contradicted by ``hit``; held back (not found) or None (unchanged) where a
-    sentence's cases are no names, or there is no ``hit``."""
-    if hit is None:
-        return None
-    ctx, text = sentences[hit.sentence]
-    cases = f"{hit.said} is stated for {hit.other}, {hit.stated} for {hit.asked}"
-    if not (hit.named or terse):
-        # In a sentence, cases named by plain words ("usual" / "severe") are held back:
-        # contradicting on them cost the triage set 3 false findings for 6 (Session 46).
-        if claim.verdict != "supported":
-            return None
-        return replace(claim, verdict="not_found", reason=f"stated for another case: {cases}")
-    return replace(
-        claim,
-        verdict="contradicted",
-        score=max(claim.score if claim.verdict == "contradicted" else 0.0, _CROSSED_SCORE),
-        evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
-        reason=f"{kind} mismatch: {hit.said} vs {hit.stated} ({cases})",
-        conflict=Conflict(kind=kind, claim=hit.said, evidence=hit.stated),
-    )
-
-
-def _check_crossed(
-    claim: ClaimJudgement,
-    values: Sequence[StatedValue],
-    sentences: Sequence[tuple[int, str]],
-    trace: RagTrace,
-    *,
-    terse: bool,
-    question: str = "",
-) -> ClaimJudgement | None:
-    """A value the passages state for a neighbouring case, in a clause parallel to the asked
-    case's, which states another value (:mod:`.values.parallel`): contradicted (a sentence's
-    only where both cases are names; else held back as not found). ``question``: a short
-    answer's, whose words ask the case too."""
-    asked = asked_words(claim.text) | asked_words(question)
-    evidence = [s for _, s in sentences]
-    passage_of = [ctx for ctx, _ in sentences]
-    for value in values:
-        hit = crossed_value(value, asked, evidence, values, passage_of)
-        kind = _KINDS.get(value.kind, "number")
-        checked = _crossed(claim, hit, kind, sentences, trace, terse=terse)
-        if checked is not None:
-            return checked
-    return None
-
-
-def _check_days(
-    claim: ClaimJudgement,
-    values: Sequence[StatedValue],
-    sentences: Sequence[tuple[int, str]],
-    trace: RagTrace,
-    *,
-    asked: str | None,
-    question: str,
-    short: bool = False,
-) -> ClaimJudgement | None:
-    """A value the passages state only for other days of the week than the claim's ("11 pm"
-    asked for Sunday, stated "on Friday and Saturday"), only for age bands without the age the
-    claim or question names ("8 tablets" for a 12-year-old, stated for ages 16 and over), or
-    only for the opposite of a case the
-    question (``asked``: a short answer's) names ("£486" asked for metered customers, stated
-    for unmetered ones): contradicted by the value stated for the claim's case, else not found
-    (:mod:`.values.weekdays`, :mod:`.values.bands`, :mod:`.values.opposite`). In a sentence "un-" words are as often
-    what is said ("unused days ... must be used by 31 March") as which case: not read there."""
-    # A short answer naming no day ("6 am") is about the days its question names ("on Saturdays").
-    claim_days = days_named(claim.text) or (days_named(question) if short else frozenset())
-    age = claim_age(f"{question} {claim.text}")
-    evidence = [s for _, s in sentences]
-    passage_of = [ctx for ctx, _ in sentences]
-    for value in values:
-        day = other_days(value, claim_days, evidence, values, passage_of)
-        if day is not None:
-            return _elsewhere(
-                claim, value, said=day.said, case=day.days, stated=day.stated,
-                sentence=day.sentence, sentences=sentences, trace=trace,
-            )  # fmt: skip
-        band = other_band(value, age, evidence, values, passage_of)
-        if band is not None:
-            return _elsewhere(
-                claim, value, said=band.said, case=band.band, stated=band.stated,
-                sentence=band.sentence, sentences=sentences, trace=trace,
-            )  # fmt: skip
-        turned = opposite_case(value, asked, evidence, values, passage_of) if asked else None
-        if turned is not None:
-            return _elsewhere(
-                claim, value, said=turned.said, case=turned.case, stated=turned.stated,
-                sentence=turned.sentence, sentences=sentences, trace=trace,
-            )  # fmt: skip
-    return None
-
-
-def _elsewhere(
-    claim: ClaimJudgement,
-    value: StatedValue,
-    *,
-    said: str,
-    case: str,
-    stated: str | None,
-    sentence: int | None,
-    sentences: Sequence[tuple[int, str]],
-    trace: RagTrace,
-) -> ClaimJudgement | None:
-    """``claim``, whose ``value`` the passages state (as ``said``) only for another ``case``:
-    contradicted by ``stated``, the value of the claim's own case, else not found when it was
-    supported; None (unchanged) otherwise."""
-    if stated is not None and sentence is not None:
-        ctx, text = sentences[sentence]
-        kind = _KINDS.get(value.kind, "number")
-        return replace(
-            claim,
-            verdict="contradicted",
-            score=max(claim.score if claim.verdict == "contradicted" else 0.0, _CROSSED_SCORE),
-            evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
-            reason=f"{kind} mismatch: {value.text} vs {stated} ({said} is stated for {case})",
-            conflict=Conflict(kind=kind, claim=value.text, evidence=stated),
-        )
-    if claim.verdict == "supported":
-        return replace(
-            claim,
-            verdict="not_found",
-            reason=f"value stated for another case: {said} for {case}",
-            conflict=None,
-        )
-    return None
 
 
 def _same_text(value: str, written: str) -> bool:
@@ -365,15 +246,15 @@ def _check_name(
     """A short answer that names something, against the name the evidence gives."""
     parts = terse_parts(claim.text, question)
     if parts is None:
-        return _check_sentence_names(claim, sentences, trace)
+        return check_sentence_names(claim, sentences, trace)
     answer = _YES_NO.sub("", parts[1]).strip().rstrip(".")
     if answer and claim.verdict != "contradicted":
         asked = asked_words(parts[0]) | asked_words(answer)
         for name in _answer_names(parts[0], answer):
-            crossed = crossed_case(
+            other = crossed_case(
                 asked, name, [s for _, s in sentences], [ctx for ctx, _ in sentences]
             )
-            checked = _crossed(claim, crossed, "entity", sentences, trace, terse=True)
+            checked = crossed(claim, other, "entity", sentences, trace, terse=True)
             if checked is not None:
                 return checked
     hit = account_name(parts[0], answer, [s for _, s in sentences]) if answer else None
@@ -399,37 +280,6 @@ def _check_name(
             conflict=Conflict(kind="entity", claim=hit.answer, evidence=hit.evidence),
         )
     return claim
-
-
-def _check_sentence_names(
-    claim: ClaimJudgement, sentences: Sequence[tuple[int, str]], trace: RagTrace
-) -> ClaimJudgement:
-    """A sentence giving one named thing what a parallel clause gives another ("Cabañeros
-    National Park is located in Tenerife" against "Teide National Park ... located in Tenerife.
-    Cabañeros National Park ... in the Montes de Toledo"): contradicted between named cases,
-    else held back (:func:`.values.parallel.crossed_case`)."""
-    if claim.verdict == "contradicted":
-        return claim
-    evidence = [s for _, s in sentences]
-    passage_of = [ctx for ctx, _ in sentences]
-    for name in entity_spans(claim.text):
-        words = asked_words(name)
-        if not words:
-            continue
-        hit = crossed_case(asked_words(claim.text) - words, name, evidence, passage_of)
-        if hit is not None and _coordinated(claim.text, hit.said, hit.asked):
-            continue  # "Quietdrive and Supergrass are bands": both are the subject
-        checked = _crossed(claim, hit, "entity", sentences, trace, terse=False)
-        if checked is not None:
-            return checked
-    return claim
-
-
-def _coordinated(text: str, a: str, b: str) -> bool:
-    """``a`` and ``b`` are joined in ``text`` as one list ("A and B", "B, A", "A or B")."""
-    join = r"\W*(?:,|and|or|&|as well as)\W+(?:\w+\W+){0,3}?"
-    x, y = re.escape(a), re.escape(b)
-    return bool(re.search(rf"{x}{join}{y}|{y}{join}{x}", text, re.IGNORECASE))
 
 
 def _answer_names(question: str, answer: str) -> list[str]:
@@ -460,8 +310,11 @@ def check_judgement(trace: RagTrace, judgement: TraceJudgement) -> TraceJudgemen
     if not judgement.claims:
         return judgement
     sentences = _passage_sentences(trace)
-    claims = [check_claim(c, trace.question, sentences, trace) for c in judgement.claims]
-    return replace(judgement, claims=claims)
+    parts = len(judgement.claims)
+    claims = [
+        check_claim(c, trace.question, sentences, trace, parts=parts) for c in judgement.claims
+    ]
+    return replace(judgement, claims=swapped(claims, trace.question, sentences, trace))
 
 
 class ValueCheckedJudge:

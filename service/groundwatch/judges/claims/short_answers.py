@@ -31,9 +31,13 @@ def terse_parts(claim: str, question: str) -> tuple[str, str] | None:
     return terse_claim_parts(claim)
 
 
-def claim_values(claim: str, question: str, *, short: bool = False) -> tuple[StatedValue, ...]:
+def claim_values(
+    claim: str, question: str, *, short: bool = False, alone: bool = True
+) -> tuple[StatedValue, ...]:
     """The values ``claim`` states, each with its attribute (for a short answer, or any claim
-    of a ``short`` answer such as "6 am" or "From 10 am to 5 pm": read with its question)."""
+    of a ``short`` answer such as "6 am" or "From 10 am to 5 pm": read with its question).
+    ``alone``: the claim is the whole answer; one of several ("Peak fares are £6.10, and a
+    weekly pass costs £38") keeps its own words in its attributes too."""
     parts = terse_parts(claim, question)
     if parts is None and not (short and question.strip()):
         return stated_values(claim)
@@ -48,7 +52,7 @@ def claim_values(claim: str, question: str, *, short: bool = False) -> tuple[Sta
     # ("Mondays" in "Mondays at 9:30", "per user per month") are the answer's own claims, not
     # its attribute, so a value given for another attribute is told apart by the question.
     asked = set(content_words(q))
-    own_words = set(content_words(answer)) - asked
+    own_words = set(content_words(answer)) - asked if alone else set()
     out: list[StatedValue] = []
     for v in reversed(joined):  # the answer comes last: its values are the last ones
         if v.text in texts:

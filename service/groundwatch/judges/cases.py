@@ -1,0 +1,256 @@
+"""The case a claim's value belongs to: checks on top of the value account (:mod:`.checked`).
+
+Usage::
+
+    checked = check_crossed(claim, values, sentences, trace, terse=True, question=question)
+    checked.verdict, checked.reason   # 'contradicted', 'number mismatch: 60 minutes vs 12 minutes (...)'
+
+Passages state values for cases side by side ("60 minutes in Eco mode or 12 minutes in Boost
+mode", "Monday to Friday 6:00 ... Saturday-Sunday 7:30", "ages 16 and over ... 10 to 15"); the
+commonest wrong answer takes the neighbouring case's value. Each check returns the claim
+contradicted (the value stated for the claim's own case differs), held back as not found (the
+case is too loosely read to contradict on), or None (nothing to change):
+
+* :func:`check_crossed`: parallel clauses (:mod:`.values.parallel`);
+* :func:`check_days`: days of the week, age bands, opposite cases (:mod:`.values.weekdays`,
+  :mod:`.values.bands`, :mod:`.values.opposite`);
+* :func:`check_sentence_names`: a sentence giving one named thing another's attribute;
+* :func:`swapped`: two claims of one answer, each holding the other's value ("750 kg braked and
+  2,000 kg unbraked" against "2,000 kg braked and 750 kg unbraked"): contradicted, whatever
+  words name the cases.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from groundwatch.contract.record import Conflict, ConflictKind, Evidence
+from groundwatch.contract.trace import RagTrace
+from groundwatch.judges.base import ClaimJudgement
+from groundwatch.judges.claims.short_answers import claim_values
+from groundwatch.judges.values.bands import claim_age, other_band
+from groundwatch.judges.values.entities import entity_spans
+from groundwatch.judges.values.opposite import opposite_case
+from groundwatch.judges.values.parallel import Crossed, asked_words, crossed_case, crossed_value
+from groundwatch.judges.values.stated import StatedValue
+from groundwatch.judges.values.weekdays import days_named, other_days
+
+__all__ = ["KINDS", "check_crossed", "check_days", "check_sentence_names", "crossed", "swapped"]
+
+KINDS: dict[str, ConflictKind] = {"date": "date", "year": "year"}
+#: The confidence of a contradiction read from parallel clauses (a code check, not a model).
+_CROSSED_SCORE = 0.9
+#: The reason of a claim held back because its value is stated for another case.
+_HELD = "stated for another case: "
+
+
+def crossed(
+    claim: ClaimJudgement,
+    hit: Crossed | None,
+    kind: ConflictKind,
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
+    *,
+    terse: bool,
+) -> ClaimJudgement | None:
+    """``claim`` contradicted by ``hit``; held back (not found) or None (unchanged) where a
+    sentence's cases are no names, or there is no ``hit``."""
+    if hit is None:
+        return None
+    ctx, text = sentences[hit.sentence]
+    cases = f"{hit.said} is stated for {hit.other}, {hit.stated} for {hit.asked}"
+    if not (hit.named or terse):
+        # In a sentence, cases named by plain words ("usual" / "severe") are held back:
+        # contradicting on them cost the triage set 3 false findings for 6 (Session 46).
+        if claim.verdict != "supported":
+            return None
+        return replace(claim, verdict="not_found", reason=f"{_HELD}{cases}")
+    return replace(
+        claim,
+        verdict="contradicted",
+        score=max(claim.score if claim.verdict == "contradicted" else 0.0, _CROSSED_SCORE),
+        evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
+        reason=f"{kind} mismatch: {hit.said} vs {hit.stated} ({cases})",
+        conflict=Conflict(kind=kind, claim=hit.said, evidence=hit.stated),
+    )
+
+
+def check_crossed(
+    claim: ClaimJudgement,
+    values: Sequence[StatedValue],
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
+    *,
+    terse: bool,
+    question: str = "",
+) -> ClaimJudgement | None:
+    """A value the passages state for a neighbouring case, in a clause parallel to the asked
+    case's, which states another value (:mod:`.values.parallel`): contradicted (a sentence's
+    only where both cases are names; else held back as not found). ``question``: a short
+    answer's, whose words ask the case too."""
+    asked = asked_words(claim.text) | asked_words(question)
+    evidence = [s for _, s in sentences]
+    passage_of = [ctx for ctx, _ in sentences]
+    for value in values:
+        hit = crossed_value(value, asked, evidence, values, passage_of)
+        kind = KINDS.get(value.kind, "number")
+        checked = crossed(claim, hit, kind, sentences, trace, terse=terse)
+        if checked is not None:
+            return checked
+    return None
+
+
+def check_days(
+    claim: ClaimJudgement,
+    values: Sequence[StatedValue],
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
+    *,
+    asked: str | None,
+    question: str,
+    short: bool = False,
+) -> ClaimJudgement | None:
+    """A value the passages state only for other days of the week than the claim's ("11 pm"
+    asked for Sunday, stated "on Friday and Saturday"), only for age bands without the age the
+    claim or question names ("8 tablets" for a 12-year-old, stated for ages 16 and over), or
+    only for the opposite of a case the
+    question (``asked``: a short answer's) names ("£486" asked for metered customers, stated
+    for unmetered ones): contradicted by the value stated for the claim's case, else not found
+    (:mod:`.values.weekdays`, :mod:`.values.bands`, :mod:`.values.opposite`). In a sentence "un-" words are as often
+    what is said ("unused days ... must be used by 31 March") as which case: not read there."""
+    # A short answer naming no day ("6 am") is about the days its question names ("on Saturdays").
+    claim_days = days_named(claim.text) or (days_named(question) if short else frozenset())
+    age = claim_age(f"{question} {claim.text}")
+    evidence = [s for _, s in sentences]
+    passage_of = [ctx for ctx, _ in sentences]
+    for value in values:
+        day = other_days(value, claim_days, evidence, values, passage_of)
+        if day is not None:
+            return _elsewhere(
+                claim, value, said=day.said, case=day.days, stated=day.stated,
+                sentence=day.sentence, sentences=sentences, trace=trace,
+            )  # fmt: skip
+        band = other_band(value, age, evidence, values, passage_of)
+        if band is not None:
+            return _elsewhere(
+                claim, value, said=band.said, case=band.band, stated=band.stated,
+                sentence=band.sentence, sentences=sentences, trace=trace,
+            )  # fmt: skip
+        turned = opposite_case(value, asked, evidence, values, passage_of) if asked else None
+        if turned is not None:
+            return _elsewhere(
+                claim, value, said=turned.said, case=turned.case, stated=turned.stated,
+                sentence=turned.sentence, sentences=sentences, trace=trace,
+            )  # fmt: skip
+    return None
+
+
+def _elsewhere(
+    claim: ClaimJudgement,
+    value: StatedValue,
+    *,
+    said: str,
+    case: str,
+    stated: str | None,
+    sentence: int | None,
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
+) -> ClaimJudgement | None:
+    """``claim``, whose ``value`` the passages state (as ``said``) only for another ``case``:
+    contradicted by ``stated``, the value of the claim's own case, else not found when it was
+    supported; None (unchanged) otherwise."""
+    if stated is not None and sentence is not None:
+        ctx, text = sentences[sentence]
+        kind = KINDS.get(value.kind, "number")
+        return replace(
+            claim,
+            verdict="contradicted",
+            score=max(claim.score if claim.verdict == "contradicted" else 0.0, _CROSSED_SCORE),
+            evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
+            reason=f"{kind} mismatch: {value.text} vs {stated} ({said} is stated for {case})",
+            conflict=Conflict(kind=kind, claim=value.text, evidence=stated),
+        )
+    if claim.verdict == "supported":
+        return replace(
+            claim,
+            verdict="not_found",
+            reason=f"value stated for another case: {said} for {case}",
+            conflict=None,
+        )
+    return None
+
+
+def check_sentence_names(
+    claim: ClaimJudgement, sentences: Sequence[tuple[int, str]], trace: RagTrace
+) -> ClaimJudgement:
+    """A sentence giving one named thing what a parallel clause gives another ("Cabañeros
+    National Park is located in Tenerife" against "Teide National Park ... located in Tenerife.
+    Cabañeros National Park ... in the Montes de Toledo"): contradicted between named cases,
+    else held back (:func:`.values.parallel.crossed_case`)."""
+    if claim.verdict == "contradicted":
+        return claim
+    evidence = [s for _, s in sentences]
+    passage_of = [ctx for ctx, _ in sentences]
+    for name in entity_spans(claim.text):
+        words = asked_words(name)
+        if not words:
+            continue
+        hit = crossed_case(asked_words(claim.text) - words, name, evidence, passage_of)
+        if hit is not None and _coordinated(claim.text, hit.said, hit.asked):
+            continue  # "Quietdrive and Supergrass are bands": both are the subject
+        checked = crossed(claim, hit, "entity", sentences, trace, terse=False)
+        if checked is not None:
+            return checked
+    return claim
+
+
+def _coordinated(text: str, a: str, b: str) -> bool:
+    """``a`` and ``b`` are joined in ``text`` as one list ("A and B", "B, A", "A or B")."""
+    join = r"\W*(?:,|and|or|&|as well as)\W+(?:\w+\W+){0,3}?"
+    x, y = re.escape(a), re.escape(b)
+    return bool(re.search(rf"{x}{join}{y}|{y}{join}{x}", text, re.IGNORECASE))
+
+
+def swapped(
+    claims: Sequence[ClaimJudgement],
+    question: str,
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
+) -> list[ClaimJudgement]:
+    """``claims`` (of one answer), where two that give a value another case's hold each
+    other's ("The Cascade 3 tows 750 kg braked" / "2,000 kg unbraked" against "2,000 kg braked
+    and 750 kg unbraked"): both contradicted. One crossing alone may be a loose reading of a
+    plain word (held back); two that mirror each other are the two cases swapped."""
+    out = list(claims)
+    hits: dict[int, Crossed] = {}
+    if sum(c.verdict != "contradicted" for c in claims) < 2:
+        return out
+    for i, claim in enumerate(claims):
+        if claim.verdict != "contradicted":
+            hit = _hit(claim, question, sentences)
+            if hit is not None:
+                hits[i] = hit
+    for i, a in hits.items():
+        for j, b in hits.items():
+            if i < j and a.sentence == b.sentence and (a.said, a.stated) == (b.stated, b.said):
+                for k, hit in ((i, a), (j, b)):
+                    out[k] = (
+                        crossed(claims[k], hit, "number", sentences, trace, terse=True) or out[k]
+                    )
+    return out
+
+
+def _hit(
+    claim: ClaimJudgement, question: str, sentences: Sequence[tuple[int, str]]
+) -> Crossed | None:
+    values = claim_values(claim.text, question)
+    evidence = [s for _, s in sentences]
+    passage_of = [ctx for ctx, _ in sentences]
+    asked = asked_words(claim.text)
+    for value in values:
+        hit = crossed_value(value, asked, evidence, values, passage_of)
+        if hit is not None:
+            return hit
+    return None
