@@ -75,3 +75,30 @@ def test_the_reason_names_both_values(evaluator: Evaluator) -> None:
     [claim] = evaluator.evaluate_batch(traces)[0].claims
     assert claim.conflict is not None
     assert (claim.conflict.claim, claim.conflict.evidence) == ("£900,000", "£350,000")
+
+
+DOSE = (
+    "Usual dose for adults: 2 tablets every 6 hours; for a migraine attack, 3 tablets at the "
+    "first sign of symptoms."
+)
+DELIVERY = "Delivery costs £4.95 per order, or £9.95 per order to Highland addresses."
+
+
+def test_the_usual_value_is_not_the_qualified_cases() -> None:
+    """The question asks the case a qualifier names ("for a migraine attack"); the answer gives
+    the value stated without it (the usual one): contradicted by the qualified value."""
+    for backend in ("verifier", "embedded"):
+        judge = build_judge(JudgeSettings(), backend=backend)
+        judge.load()
+        evaluator = Evaluator(judge)
+        wrong = [
+            ("How many tablets should adults take for a migraine attack?", DOSE, "2 tablets"),
+            ("How much is delivery to a Highland address?", DELIVERY, "£4.95"),
+        ]
+        right = [
+            ("How many tablets should adults take for a migraine attack?", DOSE, "3 tablets"),
+            ("How much is delivery to a Highland address?", DELIVERY, "£9.95 per order"),
+            ("How many tablets do adults usually take?", DOSE, "2 tablets"),
+        ]
+        assert _verdicts(evaluator, wrong) == ["contradicted"] * 2, backend
+        assert "contradicted" not in _verdicts(evaluator, right), backend

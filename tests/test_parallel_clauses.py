@@ -9,9 +9,9 @@ from groundwatch.judges.values.parallel import asked_words, clauses, crossed_cas
 from groundwatch.judges.values.stated import stated_values
 
 
-def _value(text: str, question: str, passage: list[str]):  # type: ignore[no-untyped-def]
+def _value(text: str, question: str, passage: list[str], *, fragment: bool = False):  # type: ignore[no-untyped-def]
     [value] = [v for v in stated_values(text) if v.quantity is not None or v.date is not None]
-    return crossed_value(value, asked_words(f"{question} {text}"), passage)
+    return crossed_value(value, asked_words(f"{question} {text}"), passage, fragment=fragment)
 
 
 def test_clauses_cut_at_cases_not_inside_a_list() -> None:
@@ -183,17 +183,21 @@ def test_or_before_a_value_parts_two_cases_but_not_two_numbers() -> None:
 
 def test_a_compound_word_is_one_case() -> None:
     buses = ["Buses run every 10 minutes at peak times and every 20 minutes off-peak."]
-    hit = _value("Every 10 minutes", "How often do buses run off-peak?", buses)
+    hit = _value("Every 10 minutes", "How often do buses run off-peak?", buses, fragment=True)
     assert hit is not None
     assert hit.stated == "20 minutes"
-    assert _value("Every 20 minutes", "How often do buses run off-peak?", buses) is None
+    assert (
+        _value("Every 20 minutes", "How often do buses run off-peak?", buses, fragment=True) is None
+    )
 
 
 def test_a_subject_said_of_both_cases_does_not_make_the_first_the_asked_one() -> None:
     classes = [
         "Hillside Library's Story Time is on Tuesdays at 10:30, and Baby Bounce on Fridays at 11:15."
     ]
-    hit = _value("Tuesdays at 10:30", "When is Baby Bounce at Hillside Library?", classes)
+    hit = _value(
+        "Tuesdays at 10:30", "When is Baby Bounce at Hillside Library?", classes, fragment=True
+    )
     assert hit is not None
     assert (hit.stated, hit.other) == ("11:15", "Time")
 

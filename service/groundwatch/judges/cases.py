@@ -42,6 +42,8 @@ __all__ = ["KINDS", "check_crossed", "check_days", "check_sentence_names", "cros
 KINDS: dict[str, ConflictKind] = {"date": "date", "year": "year"}
 #: The confidence of a contradiction read from parallel clauses (a code check, not a model).
 _CROSSED_SCORE = 0.9
+#: An answer of at most this many words is a fragment, not a sentence.
+_FRAGMENT_WORDS = 4
 #: The reason of a claim held back because its value is stated for another case.
 _HELD = "stated for another case: "
 
@@ -60,7 +62,8 @@ def crossed(
     if hit is None:
         return None
     ctx, text = sentences[hit.sentence]
-    cases = f"{hit.said} is stated for {hit.other}, {hit.stated} for {hit.asked}"
+    own = f"for {hit.other}" if hit.other else f"without {hit.asked}"
+    cases = f"{hit.said} is stated {own}, {hit.stated} for {hit.asked}"
     if not (hit.named or terse):
         # In a sentence, cases named by plain words ("usual" / "severe") are held back:
         # contradicting on them cost the triage set 3 false findings for 6 (Session 46).
@@ -91,10 +94,13 @@ def check_crossed(
     only where both cases are names; else held back as not found). ``question``: a short
     answer's, whose words ask the case too."""
     asked = asked_words(claim.text) | asked_words(question)
+    # A fragment ("2 tablets", "£4.95") is of the case its question qualifies; a sentence may
+    # leave words out that the passage's clause has ("20 minutes before [departure]").
+    fragment = bool(question) and len((trace.answer or "").split()) <= _FRAGMENT_WORDS
     evidence = [s for _, s in sentences]
     passage_of = [ctx for ctx, _ in sentences]
     for value in values:
-        hit = crossed_value(value, asked, evidence, values, passage_of)
+        hit = crossed_value(value, asked, evidence, values, passage_of, fragment=fragment)
         kind = KINDS.get(value.kind, "number")
         checked = crossed(claim, hit, kind, sentences, trace, terse=terse)
         if checked is not None:

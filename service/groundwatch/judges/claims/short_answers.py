@@ -31,6 +31,11 @@ def terse_parts(claim: str, question: str) -> tuple[str, str] | None:
     return terse_claim_parts(claim)
 
 
+#: The weight of a claim's own words in its values' attributes, when it is one claim of a
+#: short answer's several (none when it is the whole answer).
+_OWN_WEIGHT = 0.5
+
+
 def claim_values(
     claim: str, question: str, *, short: bool = False, alone: bool = True
 ) -> tuple[StatedValue, ...]:
@@ -52,11 +57,15 @@ def claim_values(
     # ("Mondays" in "Mondays at 9:30", "per user per month") are the answer's own claims, not
     # its attribute, so a value given for another attribute is told apart by the question.
     asked = set(content_words(q))
-    own_words = set(content_words(answer)) - asked if alone else set()
+    own_words = set(content_words(answer)) - asked
+    # the own words of one claim of several weigh half: they say what its value is, but the
+    # question still names the attribute asked
+    own_weight = 0.0 if alone else _OWN_WEIGHT
     out: list[StatedValue] = []
     for v in reversed(joined):  # the answer comes last: its values are the last ones
         if v.text in texts:
             texts.remove(v.text)
-            attribute = {s: w for s, w in v.attribute.items() if s not in own_words}
+            attribute = {s: w * own_weight if s in own_words else w for s, w in v.attribute.items()}
+            attribute = {s: w for s, w in attribute.items() if w > 0.0}
             out.append(replace(v, attribute=MappingProxyType(attribute or dict(v.attribute))))
     return tuple(reversed(out))

@@ -67,7 +67,8 @@ _BREAK = re.compile(
 _HEADING = re.compile(r"^([^:;]{1,80}?):(?!\d)\s*")
 _NOT_CASES = frozenset({"not", "no", "never", "more", "less", "most", "least", "before", "after"})
 _NON = re.compile(r"\bnon-(?=\w)", re.IGNORECASE)  # "non-refundable": not "refundable"
-_COMPOUND = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+_COMPOUND = re.compile(r"\b([^\W\d_]+)-(?=([^\W\d_]+))")
+_FRACTIONS = frozenset({"third", "quarter", "fifth", "tenth"})
 _NUMBER = re.compile(r"[$€£¥]?\d[\d,.:/]*(?:\s?(?:%|percent))?")
 _VALUE = "#"
 #: A day of the week, one placeholder too: days are cases of their own (:mod:`.weekdays`), and
@@ -114,7 +115,7 @@ def _tokens(clause: str) -> tuple[str, ...]:
             continue
         text = text.replace(v.text, " qqvalueqq ", 1)
     text = _NON.sub("non", _NUMBER.sub(" qqvalueqq ", text))
-    text = _COMPOUND.sub("", text)  # "off-peak" is not "peak", nor "part-time" "time"
+    text = _COMPOUND.sub(_joined, text)  # "off-peak" is not "peak", nor "part-time" "time"
     text = _DAY_NAME.sub(" qqdayqq ", text)
     out: list[str] = []
     for w in content_words(text):
@@ -123,6 +124,15 @@ def _tokens(clause: str) -> tuple[str, ...]:
         else:
             out.append(_VALUE if w.startswith("qqvalueqq") or w in NUMBER_WORDS else w)
     return tuple(out)
+
+
+def _joined(m: re.Match[str]) -> str:
+    """A compound's first part, joined to the next one ("off-peak" -> "offpeak"), unless either
+    is a number word ("one-third", "twenty-five", "two-thirds": values)."""
+    first, second = m.group(1).lower(), m.group(2).lower()
+    if first in NUMBER_WORDS or second.rstrip("s") in {*NUMBER_WORDS, *_FRACTIONS}:
+        return m.group(0)
+    return m.group(1)
 
 
 def _common(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
@@ -148,7 +158,12 @@ def _common(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
 
 
 def _gaps(
-    mine: tuple[str, ...], theirs: tuple[str, ...], *, lead: bool = True, joined: bool = False
+    mine: tuple[str, ...],
+    theirs: tuple[str, ...],
+    *,
+    lead: bool = True,
+    joined: bool = False,
+    bare: bool = False,
 ) -> tuple[float, list[tuple[tuple[str, ...], tuple[str, ...]]]] | None:
     """(how parallel, the gaps) when the two clauses are parallel, else None. How parallel: the
     share of the shorter clause's words in the frame (their longest common subsequence). The
@@ -157,7 +172,8 @@ def _gaps(
     Without ``lead``, none before the frame: there the words of a sentence's first clause
     ("For long-haul flights, desks close ... and gates close ...") may be said of the next
     ones too. ``joined``: an elided conjunct filled in with its first conjunct's frame
-    (:func:`_filled`)."""
+    (:func:`_filled`). ``bare``: a gap where only the other clause has words (a qualifier,
+    "for a migraine attack") is kept too: the claim's clause states the usual case."""
     if not mine or not theirs:
         return None
     anchors = _common(mine, theirs)
@@ -178,7 +194,7 @@ def _gaps(
     gaps: list[tuple[tuple[str, ...], tuple[str, ...]]] = []  # the last one may be cut
     for n, ((i0, j0), (i1, j1)) in enumerate(pairwise(bounds)):
         mine_gap, their_gap = mine[i0 + 1 : i1], theirs[j0 + 1 : j1]
-        if not mine_gap or not their_gap:
+        if not their_gap or not (mine_gap or bare):
             continue  # one side only adds words here
         if n == 0 and not lead:
             continue
@@ -209,6 +225,8 @@ def _case_of(
     wanted = next((w for w in gap[1] if w not in mine and _names_case(w)), None)
     if wanted is None or wanted not in asked or wanted in free:
         return None
+    if not gap[0]:
+        return wanted, ""  # the claim's clause is the unqualified, usual case
     own = [
         w for w in gap[0] if w not in asked and w not in said and w not in theirs and _names_case(w)
     ]
@@ -229,10 +247,12 @@ def _cases(
     free: Collection[str] = (),
     said: Collection[str] = (),
     joined: bool = False,
+    bare: bool = False,
 ) -> tuple[str, str, float] | None:
     """(asked word, own word, how parallel) where the two clauses are parallel and differ in
-    their case (see :func:`_gaps`, :func:`_case_of`)."""
-    parallel = _gaps(mine, theirs, lead=lead, joined=joined)
+    their case (see :func:`_gaps`, :func:`_case_of`); own word "" where the claim's clause has
+    none (``bare``)."""
+    parallel = _gaps(mine, theirs, lead=lead, joined=joined, bare=bare)
     if parallel is None:
         return None
     for gap in parallel[1]:
@@ -268,12 +288,13 @@ def _filled(
     return (*((first, second) if mine[1] < theirs[1] else (second, first)), True)
 
 
-def _says_more(mine: str, theirs: str, asked: Collection[str], *, mine_first: bool) -> bool:
+def _says_more(mine: str, theirs: str, asked: Collection[str], *, mine_first: bool | None) -> bool:
     """Whether the clause stating the claim's value says more of what is asked than the other
-    one. The words before the frame of the first of them are said of both ("Oakdale Library's
-    Rhyme Time is held on Mondays at 9:30, and Toddler Time on Thursdays ...")."""
+    one. With ``mine_first`` (True or False: which comes first), the words before the frame of
+    the first of them are said of both ("Oakdale Library's Rhyme Time is held on Mondays at
+    9:30, and Toddler Time on Thursdays ...")."""
     a, b = _tokens(mine), _tokens(theirs)
-    anchors = _common(a, b)
+    anchors = _common(a, b) if mine_first is not None else []
     if anchors and mine_first:
         b = (*b, *a[: anchors[0][0]])
     elif anchors:
@@ -300,8 +321,8 @@ def _crossed(
     other: tuple[int, int, str],
 ) -> Crossed:
     asked = (as_written(other[2], [cases[0]]) or [cases[0]])[0]
-    own_case = (as_written(own[2], [cases[1]]) or [cases[1]])[0]
-    named = _as_name(asked, other) and _as_name(own_case, own)
+    own_case = (as_written(own[2], [cases[1]]) or [cases[1]])[0] if cases[1] else ""
+    named = bool(own_case) and _as_name(asked, other) and _as_name(own_case, own)
     return Crossed(said, stated, asked, own_case, other[0], named)
 
 
@@ -338,11 +359,18 @@ def crossed_value(
     evidence: Sequence[str],
     claimed: Sequence[StatedValue] = (),
     passage_of: Sequence[int] | None = None,
+    *,
+    fragment: bool = False,
 ) -> Crossed | None:
     """The parallel clause that gives the asked case another value than ``value``, when the
     clause stating ``value`` is about another case; None otherwise. A clause stating one of
     the ``claimed`` values (the claim's others) is no other case's: the claim gives it too.
-    ``passage_of``: the passage of each evidence sentence (cases pair only within one)."""
+    ``passage_of``: the passage of each evidence sentence (cases pair only within one).
+    ``fragment``: the claim is a fragment ("2 tablets") read with its question, which names
+    the case: a clause without the qualifier the parallel one adds and ``asked`` names is the
+    usual case's, not the asked one's; and a subject before the first clause's frame is said
+    of both ("Oakdale Library's Rhyme Time is ..., and Toddler Time ..."). In a sentence the
+    words before the frame are its own clause's."""
     if value.kind == "year":
         return None  # a year names the period of the values beside it, not a case's value
     if value.quantity is not None and value.quantity.bound:
@@ -378,10 +406,14 @@ def crossed_value(
         for place in mine:
             own = place[2]
             first = _lead(place, piece)
-            if not _near(place[0], k, passage_of) or _says_more(own, c, asked, mine_first=first):
+            if not _near(place[0], k, passage_of) or _says_more(
+                own, c, asked, mine_first=first if fragment else None
+            ):
                 continue  # far apart, or the claim's clause says more of what is asked
             own_words, other_words, joined = _filled(place, piece)
-            cases = _cases(own_words, other_words, asked, lead=first, free=free, joined=joined)
+            cases = _cases(
+                own_words, other_words, asked, lead=first, free=free, joined=joined, bare=fragment
+            )
             rank = _rank(cases, c, asked)
             if cases is not None and (best is None or rank > best[0]):
                 said = next(e.text for e in stated_values(own) if _same(value, e))
@@ -431,7 +463,7 @@ def crossed_case(
         for place in mine:
             own = place[2]
             first = _lead(place, piece)
-            if not _near(place[0], k, passage_of) or _says_more(own, c, asked, mine_first=first):
+            if not _near(place[0], k, passage_of) or _says_more(own, c, asked, mine_first=None):
                 continue
             cases = _cases(
                 _tokens(own), _tokens(c), asked, lead=first, free=free,
