@@ -18,8 +18,9 @@ GRANT = (
     "Of the £2.4 million grant, £900,000 goes to housing repairs and £350,000 to youth services."
 )
 BUSES = "Buses on route 7 run every 10 minutes at peak times and every 20 minutes off-peak."
-CLASSES = (
-    "Hillside Library's Story Time is on Tuesdays at 10:30, and Baby Bounce on Fridays at 11:15."
+SWIMS = (
+    "Riverside Pool's lane swim session costs £4.50 on weekdays, and the family swim session "
+    "£7 at weekends."
 )
 MUSEUM = "The museum is open Monday to Friday 9:00 to 17:00 and Saturday to Sunday 10:00 to 16:00."
 FUND = "The Harbour Growth fund returned 6.2 % in 2024, compared with 3.9 % in 2023."
@@ -28,7 +29,7 @@ WRONG = [
     ("How long does the Breeze 2 run on its high setting?", FAN, "14 hours"),
     ("How much of the grant goes to youth services?", GRANT, "£900,000"),
     ("How often do route 7 buses run off-peak?", BUSES, "Every 10 minutes"),
-    ("When is Baby Bounce at Hillside?", CLASSES, "Tuesdays at 10:30"),
+    ("How much is the family swim session at Riverside Pool?", SWIMS, "£4.50"),
     ("What time does the museum open on Sundays?", MUSEUM, "9 am"),
     ("What did the Harbour Growth fund return in 2023?", FUND, "6.2 %"),
 ]
@@ -36,7 +37,7 @@ RIGHT = [
     ("How long does the Breeze 2 run on its high setting?", FAN, "5 hours"),
     ("How much of the grant goes to youth services?", GRANT, "£350,000"),
     ("How often do route 7 buses run off-peak?", BUSES, "Every 20 minutes"),
-    ("When is Baby Bounce at Hillside?", CLASSES, "Fridays at 11:15"),
+    ("How much is the family swim session at Riverside Pool?", SWIMS, "£7"),
     ("What time does the museum open on Sundays?", MUSEUM, "10 am"),
     ("What did the Harbour Growth fund return in 2023?", FUND, "3.9 %"),
 ]

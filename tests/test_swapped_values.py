@@ -34,7 +34,8 @@ def test_two_values_swapped_between_their_cases_are_contradicted(evaluator: Eval
         HITCH,
         "It is rated for 600 kg braked and 1,500 kg unbraked.",
     )
-    assert verdicts and set(verdicts) == {"contradicted"}, verdicts
+    assert verdicts, verdicts
+    assert set(verdicts) == {"contradicted"}, verdicts
 
 
 def test_the_values_in_their_own_cases_are_not_contradicted(evaluator: Evaluator) -> None:

@@ -71,10 +71,6 @@ _COMPOUND = re.compile(r"\b([^\W\d_]+)-(?=([^\W\d_]+))")
 _FRACTIONS = frozenset({"third", "quarter", "fifth", "tenth"})
 _NUMBER = re.compile(r"[$€£¥]?\d[\d,.:/]*(?:\s?(?:%|percent))?")
 _VALUE = "#"
-#: A day of the week, one placeholder too: days are cases of their own (:mod:`.weekdays`), and
-#: two clauses "on Tuesdays at 10:30" / "on Fridays at 11:15" share a frame.
-_DAY = "#day"
-_DAY_NAME = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -116,13 +112,9 @@ def _tokens(clause: str) -> tuple[str, ...]:
         text = text.replace(v.text, " qqvalueqq ", 1)
     text = _NON.sub("non", _NUMBER.sub(" qqvalueqq ", text))
     text = _COMPOUND.sub(_joined, text)  # "off-peak" is not "peak", nor "part-time" "time"
-    text = _DAY_NAME.sub(" qqdayqq ", text)
     out: list[str] = []
     for w in content_words(text):
-        if w.startswith("qqdayqq"):
-            out.append(_DAY)
-        else:
-            out.append(_VALUE if w.startswith("qqvalueqq") or w in NUMBER_WORDS else w)
+        out.append(_VALUE if w.startswith("qqvalueqq") or w in NUMBER_WORDS else w)
     return tuple(out)
 
 
@@ -235,7 +227,7 @@ def _case_of(
 
 def _names_case(word: str) -> bool:
     """A word that may name a case: no value, no negation or comparison ("no", "more")."""
-    return word not in (_VALUE, _DAY) and word not in _NOT_CASES
+    return word != _VALUE and word not in _NOT_CASES
 
 
 def _cases(
@@ -477,4 +469,4 @@ def crossed_case(
 
 def asked_words(text: str) -> frozenset[str]:
     """The words of ``text`` (a claim, a question) as the clauses are read: no values."""
-    return frozenset(w for w in _tokens(text) if w not in (_VALUE, _DAY))
+    return frozenset(w for w in _tokens(text) if w != _VALUE)
