@@ -94,10 +94,26 @@ def clauses(sentence: str) -> tuple[str, ...]:
     it stays with each."""
     heading = _HEADING.match(sentence)
     rest = sentence[heading.end() :] if heading is not None else sentence
-    pieces = [p.strip(" ,.") for p in _BREAK.split(rest) if p and p.strip(" ,.")]
+    pieces = _split(rest)
     if heading is not None and len(pieces) > 1:
         return tuple(f"{heading.group(1)}: {p}" for p in pieces)
     return tuple(pieces) if heading is None else (sentence.strip(" ,."),)
+
+
+def _split(text: str) -> list[str]:
+    """``text`` cut at every break; a bare "and" or "or" before a value cuts only between two
+    conjuncts with values ("$0.005 per 1,000 PUT requests and $0.0004 ..."), not inside a case
+    ("adults and children over 12, 10 mL once daily")."""
+    pieces: list[str] = []
+    start = 0
+    for m in _BREAK.finditer(text):
+        joins = m.group(0).strip(" ,").lower() in ("and", "or")
+        if joins and not any(ch.isdigit() for ch in text[start : m.start()]):
+            continue
+        pieces.append(text[start : m.start()])
+        start = m.end()
+    pieces.append(text[start:])
+    return [p.strip(" ,.") for p in pieces if p and p.strip(" ,.")]
 
 
 @lru_cache(maxsize=16384)

@@ -22,6 +22,7 @@ from functools import lru_cache
 from types import MappingProxyType
 
 from groundwatch.judges.text.words import content_words
+from groundwatch.judges.values.frequency import frequency_spans
 from groundwatch.judges.values.quantities import Quantity, date_spans, parse_quantities
 from groundwatch.judges.values.spelled import fractions_as_digits, numbers_as_digits, spell_out
 
@@ -165,6 +166,15 @@ def stated_values(sentence: str) -> tuple[StatedValue, ...]:
                 "date", text[start:end], MappingProxyType(attribute_at(text, start, end)), date=date
             )
         )
+    for start, end, per_day in frequency_spans(text):
+        if any(a < end and start < b for a, b in taken):
+            continue
+        taken.append((start, end))
+        spans.append((start, end))
+        written = text[start:end]
+        quantity = Quantity(per_day, per_day, "freq", written, raw=(per_day, per_day))
+        attribute = MappingProxyType(attribute_at(text, start, end))
+        out.append(StatedValue("freq", written, attribute, quantity=quantity))
     quantities, years, _ = parse_quantities(sentence)
     for m in _YEAR.finditer(text):
         at = (m.start(), m.end())
