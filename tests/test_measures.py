@@ -6,6 +6,7 @@ import pytest
 
 from groundwatch.judges.values.measures import measure_of
 from groundwatch.judges.values.quantities import Quantity, kinds_compatible, parse_quantities
+from groundwatch.judges.values.stated import stated_values
 
 
 @pytest.mark.parametrize(
@@ -145,3 +146,9 @@ def test_units_read_from_many_threads_at_once() -> None:
     expected = [_measure(t) for t in tokens]
     with ThreadPoolExecutor(8) as pool:
         assert list(pool.map(measure_of.__wrapped__, tokens)) == expected
+
+
+def test_a_clock_time_may_be_written_with_a_dot() -> None:
+    [v] = stated_values("The pool opens at 6.30 am.")
+    assert (v.kind, v.text) == ("clock", "6.30 am")
+    assert [w.kind for w in stated_values("A coffee costs £6.30 a month.")] == ["cur:gbp"]

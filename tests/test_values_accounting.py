@@ -58,11 +58,24 @@ def test_a_price_is_aligned_by_its_billing_period() -> None:
 
 def test_a_rate_per_another_period_is_neither_agreement_nor_conflict() -> None:
     account = account_values(
-        "One seat costs $96 a year.", ["A seat costs $8 per month when billed yearly."]
+        "One seat costs $100 a year.", ["A seat costs $8 per month when billed yearly."]
     )
     assert not account.conflicts
     assert not account.agreed
-    assert [v.text for v in account.unaccounted] == ["$96"]
+    assert [v.text for v in account.unaccounted] == ["$100"]
+
+
+def test_a_rate_per_another_period_agrees_when_converted() -> None:
+    """Session 47: "$96 a year" is "$8 per month" (a month a twelfth of a year); it was read
+    as neither, so a true claim was held back as "value not in the passages"."""
+    account = account_values(
+        "One seat costs $96 a year.", ["A seat costs $8 per month when billed yearly."]
+    )
+    assert [(a.claim.text, a.evidence.text) for a in account.agreed] == [("$96", "$8")]
+    weekly = account_values("The pass is £30 a week.", ["A pass costs £130 a month."])
+    assert [a.claim.text for a in weekly.agreed] == ["£30"]  # £30 x 365 / 7 / 12 = £130.36
+    dearer = account_values("The pass is £35 a week.", ["A pass costs £130 a month."])
+    assert not dearer.agreed
 
 
 def test_a_short_answer_is_read_with_its_question() -> None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from groundwatch.judges.values.quantities import (
     Quantity,
@@ -158,8 +158,22 @@ def agrees(c: StatedValue, e: StatedValue) -> bool:
     if c.quantity is None or e.quantity is None:
         return False
     if c.period and e.period and c.period != e.period:
-        return False
+        # a rate per another period, converted ("£5,400 a year" is "£450 a month")
+        if c.period not in _DAYS or e.period not in _DAYS or c.quantity.bound or e.quantity.bound:
+            return False
+        return _quantity_agrees(c.quantity, _scaled(e.quantity, _DAYS[c.period] / _DAYS[e.period]))
     return _quantity_agrees(c.quantity, e.quantity)
+
+
+#: Days in each period a rate is stated per (a month a twelfth of a year).
+_DAYS = {"hour": 1 / 24, "day": 1.0, "week": 7.0, "month": 365 / 12, "year": 365.0}
+
+
+def _scaled(q: Quantity, factor: float) -> Quantity:
+    """``q`` per another period: ``factor`` times as much."""
+    return replace(
+        q, value=q.value * factor, high=q.high * factor, raw=(q.raw[0] * factor, q.raw[1] * factor)
+    )
 
 
 def exact_kind(c: StatedValue, e: StatedValue) -> bool:

@@ -148,7 +148,8 @@ def _same_shape(a: Quantity, b: Quantity, tol: float) -> bool:
 # "clock"), so "20:00" and "8 pm" agree and "9:30" is one value, not 9 and 30. Minutes are two
 # digits ("16:9" is a ratio); a scale or list after them ("1:50,000") is no time.
 _CLOCK_12 = re.compile(
-    r"(?<![\w:.,])(?P<h>1[0-2]|0?[1-9])(?::(?P<m>[0-5]\d))?\s?(?P<ap>[ap])(?:\.\s?m\.|\s?m\b)", re.I
+    r"(?<![\w:.,])(?P<h>1[0-2]|0?[1-9])(?:[:.](?P<m>[0-5]\d))?\s?(?P<ap>[ap])(?:\.\s?m\.|\s?m\b)",
+    re.I,
 )
 _CLOCK_24 = re.compile(r"(?<![\w:.,])(?P<h>[01]?\d|2[0-4]):(?P<m>[0-5]\d)(?![\d:]|[.,]\d)")
 
