@@ -56,6 +56,7 @@ from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.names import account_name
 from groundwatch.judges.values.parallel import asked_words, crossed_case
 from groundwatch.judges.values.stated import StatedValue, stated_values
+from groundwatch.judges.values.uncovered import uncovered_case
 
 __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
 
@@ -173,6 +174,18 @@ def _check_values(
             reason=f"value not in the passages: {missing}",
             conflict=None,
         )
+    if claim.verdict == "supported" and short and account.agreed:
+        # "Canadian passport" asked, "90 days" stated for "Australian passport" holders
+        said = [a.evidence.text for a in account.agreed]
+        other = uncovered_case(question, said, [s for _, s in sentences])
+        if other is not None:
+            return replace(
+                claim,
+                verdict="not_found",
+                reason=f"value stated for another case: {', '.join(said[:2])} for "
+                f"{other.stated}, not {other.asked}",
+                conflict=None,
+            )
     return claim
 
 

@@ -1,0 +1,77 @@
+"""A case the question asks that the passages never state, while they state the answer's value
+for another one.
+
+Usage::
+
+    hit = uncovered_case(
+        "What's the minimum connection time at Munich for international connections?",
+        "30 minutes",
+        ["At Munich the minimum is 30 minutes for all domestic connections."],
+    )
+    hit.asked, hit.stated   # 'international connections', 'domestic connections'
+
+"Can Canadian passport holders visit visa-free? Yes, for up to 90 days" against "Travellers
+holding a UK, Irish or Australian passport can visit ... for up to 90 days": the value is the
+passage's, but for other cases. The question qualifies a noun the passage uses ("passport",
+"connections") with a word no passage has ("Canadian", "international"); the sentence stating
+the answer's value qualifies that noun with a word of its own ("Australian", "domestic"). The
+answer is then not supported by the passages: it may hold or not, the passages do not say.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from groundwatch.judges.text.words import as_written, content_words
+
+__all__ = ["Uncovered", "uncovered_case"]
+
+_WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Uncovered:
+    """The case asked (as the question writes it) and the one stated (as the passage does)."""
+
+    asked: str
+    stated: str
+    sentence: int
+
+
+def _pairs(text: str) -> list[tuple[str, str]]:
+    """Adjacent content words of ``text`` (stems), in order, none of them a hyphen's part."""
+    out: list[tuple[str, str]] = []
+    words: list[str] = []
+    for m in _WORD.finditer(text):
+        stems = content_words(m.group(0))
+        if len(stems) != 1:
+            words = []  # a stopword or a compound breaks the phrase
+            continue
+        words.append(stems[0])
+        if len(words) >= 2:
+            out.append((words[-2], words[-1]))
+    return out
+
+
+def uncovered_case(
+    question: str, answer_values: Sequence[str], evidence: Sequence[str]
+) -> Uncovered | None:
+    """The first qualified noun of ``question`` whose qualifier no ``evidence`` sentence has,
+    while the sentence stating one of ``answer_values`` (as written there) qualifies the same
+    noun otherwise; None when there is none."""
+    seen = {w for s in evidence for w in content_words(s)}
+    asked_words = set(content_words(question))
+    for qualifier, noun in _pairs(question):
+        if qualifier in seen or noun not in seen:
+            continue
+        for k, sentence in enumerate(evidence):
+            if not any(v and v in sentence for v in answer_values):
+                continue
+            for other, same in _pairs(sentence):
+                if same == noun and other not in asked_words:
+                    asked = " ".join(as_written(question, [qualifier, noun]))
+                    stated = " ".join(as_written(sentence, [other, noun]))
+                    return Uncovered(asked, stated, k)
+    return None

@@ -1,0 +1,48 @@
+"""A case the question asks that no passage states, while the answer's value is stated for
+another (judges/values/uncovered): never supported. Written before the judge was run on them
+(Session 47)."""
+
+from __future__ import annotations
+
+import pytest
+
+from groundwatch.contract.trace import RagTrace
+from groundwatch.evaluation.evaluator import Evaluator
+from groundwatch.judges.factory import build_judge
+from groundwatch.judges.values.uncovered import uncovered_case
+from groundwatch.settings import JudgeSettings
+
+CLASSES = ["Weekend pottery classes cost £12 per session, materials included."]
+
+
+def test_a_qualifier_no_passage_has_is_another_case() -> None:
+    hit = uncovered_case("How much do evening pottery classes cost?", ["£12"], CLASSES)
+    assert hit is not None
+    assert (hit.asked, hit.stated) == ("evening pottery", "Weekend pottery")
+
+
+def test_no_other_case_where_the_qualifier_is_stated_or_the_value_elsewhere() -> None:
+    assert uncovered_case("How much do weekend pottery classes cost?", ["£12"], CLASSES) is None
+    assert uncovered_case("How much do evening pottery classes cost?", ["£15"], CLASSES) is None
+    # the noun itself absent: nothing to compare
+    assert uncovered_case("How much is an evening workshop?", ["£12"], CLASSES) is None
+
+
+@pytest.mark.parametrize("backend", ["verifier", "embedded"])
+def test_the_answer_for_an_unstated_case_is_not_supported(backend: str) -> None:
+    judge = build_judge(JudgeSettings(), backend=backend)
+    judge.load()
+    evaluator = Evaluator(judge)
+    traces = [
+        RagTrace(trace_id="a", question=q, contexts=CLASSES, answer="£12 per session")
+        for q in (
+            "How much do evening pottery classes cost?",
+            "How much do weekend pottery classes cost?",
+        )
+    ]
+    [asked_other], [asked_same] = (r.claims for r in evaluator.evaluate_batch(traces))
+    assert asked_other.verdict == "not_found"
+    assert asked_other.reason is not None
+    assert "Weekend pottery" in asked_other.reason
+    assert asked_same.verdict != "contradicted"
+    assert "another case" not in (asked_same.reason or "")
