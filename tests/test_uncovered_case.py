@@ -28,6 +28,16 @@ def test_no_other_case_where_the_qualifier_is_stated_or_the_value_elsewhere() ->
     assert uncovered_case("How much is an evening workshop?", ["£12"], CLASSES) is None
 
 
+def test_numbers_punctuation_names_and_the_answer_itself_qualify_nothing() -> None:
+    third = ["The third edition was published in 2019."]
+    assert uncovered_case("When was the 3rd edition published?", ["2019"], third) is None
+    tragedy = ["It is a tragedy by Shakespeare, believed to have been written in 1603."]
+    assert uncovered_case("When was the novel believed written?", ["1603"], tragedy) is None
+    act = ["The service is bound by the Security Service Act 1989."]
+    answer = "Security Service Act 1989"
+    assert uncovered_case("Which UK service act binds it?", ["1989"], act, answer) is None
+
+
 @pytest.mark.parametrize("backend", ["verifier", "embedded"])
 def test_the_answer_for_an_unstated_case_is_not_supported(backend: str) -> None:
     judge = build_judge(JudgeSettings(), backend=backend)

@@ -177,7 +177,7 @@ def _check_values(
     if claim.verdict == "supported" and short and account.agreed:
         # "Canadian passport" asked, "90 days" stated for "Australian passport" holders
         said = [a.evidence.text for a in account.agreed]
-        other = uncovered_case(question, said, [s for _, s in sentences])
+        other = uncovered_case(question, said, [s for _, s in sentences], trace.answer or "")
         if other is not None:
             return replace(
                 claim,

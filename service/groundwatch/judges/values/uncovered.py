@@ -28,7 +28,7 @@ from groundwatch.judges.text.words import as_written, content_words
 
 __all__ = ["Uncovered", "uncovered_case"]
 
-_WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
+_WORD = re.compile(r"\w[\w'’-]*", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -40,38 +40,49 @@ class Uncovered:
     sentence: int
 
 
-def _pairs(text: str) -> list[tuple[str, str]]:
-    """Adjacent content words of ``text`` (stems), in order, none of them a hyphen's part."""
-    out: list[tuple[str, str]] = []
-    words: list[str] = []
+def _pairs(text: str) -> list[tuple[str, str, bool]]:
+    """Adjacent content words of ``text`` (stems), in order, and whether the first is written
+    as a name (capitalised, not opening the text); none of them with a digit ("2nd") or part
+    of a hyphenated compound, and no punctuation between them."""
+    out: list[tuple[str, str, bool]] = []
+    words: list[tuple[str, bool]] = []
+    end = 0
     for m in _WORD.finditer(text):
         stems = content_words(m.group(0))
-        if len(stems) != 1:
-            words = []  # a stopword or a compound breaks the phrase
+        if text[end : m.start()].strip():
+            words = []  # punctuation between: no phrase
+        end = m.end()
+        if len(stems) != 1 or any(ch.isdigit() for ch in m.group(0)):
+            words = []  # a stopword, a number or a compound breaks the phrase
             continue
-        words.append(stems[0])
+        words.append((stems[0], m.group(0)[:1].isupper() and m.start() > 0))
         if len(words) >= 2:
-            out.append((words[-2], words[-1]))
+            out.append((words[-2][0], words[-1][0], words[-2][1]))
     return out
 
 
 def uncovered_case(
-    question: str, answer_values: Sequence[str], evidence: Sequence[str]
+    question: str, answer_values: Sequence[str], evidence: Sequence[str], answer: str = ""
 ) -> Uncovered | None:
     """The first qualified noun of ``question`` whose qualifier no ``evidence`` sentence has,
     while the sentence stating one of ``answer_values`` (as written there) qualifies the same
-    noun otherwise; None when there is none."""
+    noun otherwise, both qualifiers written alike (names or plain words: "Canadian" /
+    "Australian", "international" / "domestic"); None when there is none. A phrase of the
+    ``answer`` itself ("Security Service Act 1989") qualifies nothing asked."""
     seen = {w for s in evidence for w in content_words(s)}
     asked_words = set(content_words(question))
-    for qualifier, noun in _pairs(question):
+    for qualifier, noun, name in _pairs(question):
         if qualifier in seen or noun not in seen:
             continue
         for k, sentence in enumerate(evidence):
             if not any(v and v in sentence for v in answer_values):
                 continue
-            for other, same in _pairs(sentence):
-                if same == noun and other not in asked_words:
-                    asked = " ".join(as_written(question, [qualifier, noun]))
-                    stated = " ".join(as_written(sentence, [other, noun]))
-                    return Uncovered(asked, stated, k)
+            for other, same, other_name in _pairs(sentence):
+                if same != noun or other in asked_words or other_name != name:
+                    continue
+                stated = " ".join(as_written(sentence, [other, noun]))
+                if stated.lower() in answer.lower():
+                    continue
+                asked = " ".join(as_written(question, [qualifier, noun]))
+                return Uncovered(asked, stated, k)
     return None
