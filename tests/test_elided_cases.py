@@ -10,8 +10,7 @@ import pytest
 
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
-from groundwatch.judges.factory import build_judge
-from groundwatch.settings import JudgeSettings
+from tests.judged import LOCAL_BACKENDS, local_evaluator
 
 FAN = "The Breeze 2 desk fan runs for 14 hours on its low setting or 5 hours on its high setting."
 GRANT = (
@@ -43,11 +42,9 @@ RIGHT = [
 ]
 
 
-@pytest.fixture(scope="module", params=["verifier", "embedded"])
+@pytest.fixture(scope="module", params=LOCAL_BACKENDS)
 def evaluator(request: pytest.FixtureRequest) -> Evaluator:
-    judge = build_judge(JudgeSettings(), backend=request.param)
-    judge.load()
-    return Evaluator(judge)
+    return local_evaluator(request.param)
 
 
 def _verdicts(evaluator: Evaluator, cases: list[tuple[str, str, str]]) -> list[str]:
@@ -88,10 +85,8 @@ DELIVERY = "Delivery costs £4.95 per order, or £9.95 per order to Highland add
 def test_the_usual_value_is_not_the_qualified_cases() -> None:
     """The question asks the case a qualifier names ("for a migraine attack"); the answer gives
     the value stated without it (the usual one): contradicted by the qualified value."""
-    for backend in ("verifier", "embedded"):
-        judge = build_judge(JudgeSettings(), backend=backend)
-        judge.load()
-        evaluator = Evaluator(judge)
+    for backend in LOCAL_BACKENDS:
+        evaluator = local_evaluator(backend)
         wrong = [
             ("How many tablets should adults take for a migraine attack?", DOSE, "2 tablets"),
             ("How much is delivery to a Highland address?", DELIVERY, "£4.95"),

@@ -5,12 +5,10 @@ from __future__ import annotations
 import pytest
 
 from groundwatch.contract.trace import RagTrace
-from groundwatch.evaluation.evaluator import Evaluator
-from groundwatch.judges.factory import build_judge
 from groundwatch.judges.values.frequency import frequency_spans
 from groundwatch.judges.values.parallel import clauses
 from groundwatch.judges.values.stated import stated_values
-from groundwatch.settings import JudgeSettings
+from tests.judged import LOCAL_BACKENDS, local_evaluator
 
 
 @pytest.mark.parametrize(
@@ -58,11 +56,9 @@ SYRUP = (
 )
 
 
-@pytest.mark.parametrize("backend", ["verifier", "embedded"])
+@pytest.mark.parametrize("backend", LOCAL_BACKENDS)
 def test_another_cases_frequency_is_contradicted(backend: str) -> None:
-    judge = build_judge(JudgeSettings(), backend=backend)
-    judge.load()
-    evaluator = Evaluator(judge)
+    evaluator = local_evaluator(backend)
     question = "How often should adults take the loratadine syrup?"
     traces = [
         RagTrace(trace_id=a, question=question, contexts=[SYRUP], answer=a)

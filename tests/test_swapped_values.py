@@ -8,18 +8,15 @@ import pytest
 
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
-from groundwatch.judges.factory import build_judge
-from groundwatch.settings import JudgeSettings
+from tests.judged import LOCAL_BACKENDS, local_evaluator
 
 HITCH = "The Kestrel tow hitch is rated for 1,500 kg braked and 600 kg unbraked."
 FARES = "Peak fares are £9.40 and off-peak fares £6.10; a weekly pass costs £38."
 
 
-@pytest.fixture(scope="module", params=["verifier", "embedded"])
+@pytest.fixture(scope="module", params=LOCAL_BACKENDS)
 def evaluator(request: pytest.FixtureRequest) -> Evaluator:
-    judge = build_judge(JudgeSettings(), backend=request.param)
-    judge.load()
-    return Evaluator(judge)
+    return local_evaluator(request.param)
 
 
 def _claims(evaluator: Evaluator, question: str, passage: str, answer: str) -> list[str]:

@@ -7,10 +7,8 @@ from __future__ import annotations
 import pytest
 
 from groundwatch.contract.trace import RagTrace
-from groundwatch.evaluation.evaluator import Evaluator
-from groundwatch.judges.factory import build_judge
 from groundwatch.judges.values.uncovered import uncovered_case
-from groundwatch.settings import JudgeSettings
+from tests.judged import LOCAL_BACKENDS, local_evaluator
 
 CLASSES = ["Weekend pottery classes cost £12 per session, materials included."]
 
@@ -38,11 +36,9 @@ def test_numbers_punctuation_names_and_the_answer_itself_qualify_nothing() -> No
     assert uncovered_case("Which UK service act binds it?", ["1989"], act, answer) is None
 
 
-@pytest.mark.parametrize("backend", ["verifier", "embedded"])
+@pytest.mark.parametrize("backend", LOCAL_BACKENDS)
 def test_the_answer_for_an_unstated_case_is_not_supported(backend: str) -> None:
-    judge = build_judge(JudgeSettings(), backend=backend)
-    judge.load()
-    evaluator = Evaluator(judge)
+    evaluator = local_evaluator(backend)
     traces = [
         RagTrace(trace_id="a", question=q, contexts=CLASSES, answer="£12 per session")
         for q in (

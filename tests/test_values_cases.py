@@ -8,8 +8,7 @@ import pytest
 from groundwatch.contract.trace import RagTrace
 from groundwatch.evaluation.evaluator import Evaluator
 from groundwatch.judges.checked import VALUES_VERSION
-from groundwatch.judges.factory import build_judge
-from groundwatch.sections.judging import JudgeSettings
+from tests.judged import LOCAL_BACKENDS, local_evaluator
 
 LEADS = (
     "Site leads: for the Leeds depot, call Anna Berg (ext. 210); for the York depot, call Omar "
@@ -28,11 +27,9 @@ PASSES = "Day passes cost £12 for members and £20 for non-members; under-5s go
 MARKET = "The farmers' market runs every Saturday; stalls open at 8:00, and on Saturdays in December they stay until 16:00."
 
 
-@pytest.fixture(scope="module", params=["verifier", "embedded"])
+@pytest.fixture(scope="module", params=LOCAL_BACKENDS)
 def evaluator(request: pytest.FixtureRequest) -> Evaluator:
-    judge = build_judge(JudgeSettings(), backend=request.param)
-    judge.load()
-    return Evaluator(judge)
+    return local_evaluator(request.param)
 
 
 def _judged(evaluator: Evaluator, cases: list[tuple[str, str, str]]) -> list[list[str]]:

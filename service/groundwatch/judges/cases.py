@@ -37,7 +37,15 @@ from groundwatch.judges.values.parallel import Crossed, asked_words, crossed_cas
 from groundwatch.judges.values.stated import StatedValue
 from groundwatch.judges.values.weekdays import days_named, other_days
 
-__all__ = ["KINDS", "check_crossed", "check_days", "check_sentence_names", "crossed", "swapped"]
+__all__ = [
+    "KINDS",
+    "check_crossed",
+    "check_days",
+    "check_sentence_names",
+    "contradicted",
+    "crossed",
+    "swapped",
+]
 
 KINDS: dict[str, ConflictKind] = {"date": "date", "year": "year"}
 #: The confidence of a contradiction read from parallel clauses (a code check, not a model).
@@ -46,6 +54,31 @@ _CROSSED_SCORE = 0.9
 _FRAGMENT_WORDS = 4
 #: The reason of a claim held back because its value is stated for another case.
 _HELD = "stated for another case: "
+
+
+def contradicted(
+    claim: ClaimJudgement,
+    *,
+    kind: ConflictKind,
+    said: str,
+    stated: str,
+    score: float,
+    sentence: tuple[int, str],
+    trace: RagTrace,
+    why: str = "",
+) -> ClaimJudgement:
+    """``claim`` contradicted in code: ``said`` (the claim's) against ``stated`` (the passage
+    ``sentence``'s: its passage index and text), at least at ``score``; ``why`` adds to the
+    reason."""
+    ctx, text = sentence
+    return replace(
+        claim,
+        verdict="contradicted",
+        score=max(claim.score if claim.verdict == "contradicted" else 0.0, score),
+        evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
+        reason=f"{kind} mismatch: {said} vs {stated}" + (f" ({why})" if why else ""),
+        conflict=Conflict(kind=kind, claim=said, evidence=stated),
+    )
 
 
 def crossed(
@@ -61,7 +94,6 @@ def crossed(
     sentence's cases are no names, or there is no ``hit``."""
     if hit is None:
         return None
-    ctx, text = sentences[hit.sentence]
     own = f"for {hit.other}" if hit.other else f"without {hit.asked}"
     cases = f"{hit.said} is stated {own}, {hit.stated} for {hit.asked}"
     if not (hit.named or terse):
@@ -70,14 +102,10 @@ def crossed(
         if claim.verdict != "supported":
             return None
         return replace(claim, verdict="not_found", reason=f"{_HELD}{cases}")
-    return replace(
-        claim,
-        verdict="contradicted",
-        score=max(claim.score if claim.verdict == "contradicted" else 0.0, _CROSSED_SCORE),
-        evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
-        reason=f"{kind} mismatch: {hit.said} vs {hit.stated} ({cases})",
-        conflict=Conflict(kind=kind, claim=hit.said, evidence=hit.stated),
-    )
+    return contradicted(
+        claim, kind=kind, said=hit.said, stated=hit.stated, score=_CROSSED_SCORE,
+        sentence=sentences[hit.sentence], trace=trace, why=cases,
+    )  # fmt: skip
 
 
 def check_crossed(
@@ -168,16 +196,11 @@ def _elsewhere(
     contradicted by ``stated``, the value of the claim's own case, else not found when it was
     supported; None (unchanged) otherwise."""
     if stated is not None and sentence is not None:
-        ctx, text = sentences[sentence]
-        kind = KINDS.get(value.kind, "number")
-        return replace(
-            claim,
-            verdict="contradicted",
-            score=max(claim.score if claim.verdict == "contradicted" else 0.0, _CROSSED_SCORE),
-            evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
-            reason=f"{kind} mismatch: {value.text} vs {stated} ({said} is stated for {case})",
-            conflict=Conflict(kind=kind, claim=value.text, evidence=stated),
-        )
+        return contradicted(
+            claim, kind=KINDS.get(value.kind, "number"), said=value.text, stated=stated,
+            score=_CROSSED_SCORE, sentence=sentences[sentence], trace=trace,
+            why=f"{said} is stated for {case}",
+        )  # fmt: skip
     if claim.verdict == "supported":
         return replace(
             claim,

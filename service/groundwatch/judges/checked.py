@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from groundwatch.contract.record import Conflict, Evidence
+from groundwatch.contract.record import Evidence
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement, Judge, JudgeError, TraceJudgement
 from groundwatch.judges.cases import (
@@ -37,6 +37,7 @@ from groundwatch.judges.cases import (
     check_crossed,
     check_days,
     check_sentence_names,
+    contradicted,
     crossed,
     swapped,
 )
@@ -120,16 +121,11 @@ def _check_values(
     )
     if account.conflicts:
         hit = account.conflicts[0]
-        ctx, text = sentences[hit.sentence]
         kind = KINDS.get(hit.evidence.kind, "number")
-        return replace(
-            claim,
-            verdict="contradicted",
-            score=max(claim.score if claim.verdict == "contradicted" else 0.0, hit.score),
-            evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
-            reason=f"{kind} mismatch: {hit.claim.text} vs {hit.evidence.text}",
-            conflict=Conflict(kind=kind, claim=hit.claim.text, evidence=hit.evidence.text),
-        )
+        return contradicted(
+            claim, kind=kind, said=hit.claim.text, stated=hit.evidence.text, score=hit.score,
+            sentence=sentences[hit.sentence], trace=trace,
+        )  # fmt: skip
     if claim.verdict != "contradicted":
         # A short answer's one value ("Every 4 minutes") is of the case its question asks
         # ("off-peak"); of several, some only qualify the one asked ("1.2 g in 24 hours").
@@ -283,15 +279,10 @@ def _check_name(
         and hit.evidence is not None
         and hit.sentence is not None
     ):
-        ctx, text = sentences[hit.sentence]
-        return replace(
-            claim,
-            verdict="contradicted",
-            score=max(claim.score if claim.verdict == "contradicted" else 0.0, hit.score),
-            evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
-            reason=f"entity mismatch: {hit.answer} vs {hit.evidence}",
-            conflict=Conflict(kind="entity", claim=hit.answer, evidence=hit.evidence),
-        )
+        return contradicted(
+            claim, kind="entity", said=hit.answer, stated=hit.evidence, score=hit.score,
+            sentence=sentences[hit.sentence], trace=trace,
+        )  # fmt: skip
     return claim
 
 
