@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from groundwatch.judges.values.alignment import agrees
 from groundwatch.judges.values.measures import measure_of
 from groundwatch.judges.values.quantities import Quantity, kinds_compatible, parse_quantities
 from groundwatch.judges.values.stated import stated_values
@@ -152,3 +153,19 @@ def test_a_clock_time_may_be_written_with_a_dot() -> None:
     [v] = stated_values("The pool opens at 6.30 am.")
     assert (v.kind, v.text) == ("clock", "6.30 am")
     assert [w.kind for w in stated_values("A coffee costs £6.30 a month.")] == ["cur:gbp"]
+
+
+def test_a_dose_per_body_weight_is_one_value_with_its_period() -> None:
+    """ "25 mg/kg/day" was read as a frequency, and "25 mg/kg a day" as no value at all (its
+    "mg" skipped as read only in part): a ratio of like units is its own kind (Session 47)."""
+    assert measure_of("mg/kg") == ("ratio:mass/mass", pytest.approx(1e-6))
+    assert measure_of("mg/kg/day") == ("ratio:mass/mass", pytest.approx(1e-6))
+    assert measure_of("mL/kg") != measure_of("mg/kg")  # volume per mass: another kind
+    [said] = stated_values("Give 25 mg/kg a day.")
+    [usual] = stated_values("Usual dose: 25 mg/kg/day in two divided doses.")[:1]
+    [severe] = stated_values("For severe infections, 45 mg/kg/day.")
+    [weekly] = stated_values("No more than 175 mg/kg/week.")
+    assert (said.kind, said.period, usual.period) == ("ratio:mass/mass", "day", "day")
+    assert agrees(said, usual)
+    assert not agrees(said, severe)
+    assert weekly.period == "week"

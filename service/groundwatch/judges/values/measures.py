@@ -196,9 +196,9 @@ def _measure(token: str) -> tuple[str, float] | None:
     if any("revolution" in n for n in names):
         # pint counts a revolution as 2π radians: 60 rpm would not be 1 Hz.
         return "rotation", float(ureg.Quantity(1, unit).to("revolutions_per_minute").magnitude)
-    if not unit.dimensionality:
-        return None
     table, named = _dimensions()
+    if not unit.dimensionality or _per_time(token, unit, ureg, table):
+        return _ratio(token, ureg, table)
     if unit.dimensionality in table:
         kind, base = table[unit.dimensionality]
         return kind, float(ureg.Quantity(1, unit).to(base).magnitude)
@@ -207,3 +207,36 @@ def _measure(token: str) -> tuple[str, float] | None:
     if kind == "energy" and any("newton" in n or "force" in n for n in names):
         kind = "torque"  # N·m has the dimension of energy and is not one: 60 N·m is no 60 J
     return kind, magnitude
+
+
+def _per_time(token: str, unit: Any, ureg: Any, table: dict[Any, tuple[str, str]]) -> bool:
+    """``token`` is a ratio of like units per a time ("mg/kg/day"): the period is not the
+    measure (:func:`groundwatch.judges.values.stated.stated_values` reads it as the period)."""
+    parts = token.split("/")
+    if len(parts) < 3:
+        return False
+    last = _unit_written(parts[-1], ureg)
+    if last is None or table.get(last.dimensionality, ("",))[0] != "time":
+        return False
+    inner = _unit_written("/".join(parts[:-1]), ureg)
+    return inner is not None and not inner.dimensionality
+
+
+def _ratio(token: str, ureg: Any, table: dict[Any, tuple[str, str]]) -> tuple[str, float] | None:
+    """A ratio of two like units ("mg/kg", a dose per body weight; "mg/kg/day" read without
+    its period): its own kind, "ratio:mass/mass", never a bare number. None for anything else
+    dimensionless."""
+    parts = token.split("/")
+    if len(parts) >= 3:
+        parts = parts[:-1]  # the period (see _per_time)
+    if len(parts) != 2:
+        return None
+    units = [_unit_written(p, ureg) for p in parts]
+    if any(u is None for u in units):
+        return None
+    kinds = [table.get(u.dimensionality, (str(u.dimensionality),))[0] for u in units]
+    if kinds[0] != kinds[1]:
+        return None
+    magnitude = float(ureg.Quantity(1, units[0]).to_base_units().magnitude)
+    magnitude /= float(ureg.Quantity(1, units[1]).to_base_units().magnitude)
+    return f"ratio:{kinds[0]}/{kinds[1]}", magnitude

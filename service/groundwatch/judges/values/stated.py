@@ -56,6 +56,7 @@ _PERIODS |= {"annually": "year", "annum": "year", "yr": "year"}
 #: "weekend(s)" too.
 _WEEKDAYS = re.compile(r"\b(mon(?:day)?)s?\s?(?:-|–|—|to|through|until)\s?fri(?:day)?s?\b", re.I)
 _WEEKEND = re.compile(r"\b(sat(?:urday)?)s?\s?(?:-|–|—|to|and|&)\s?sun(?:day)?s?\b", re.I)
+_PER_IN_UNIT = re.compile(r"/(day|week|month|year|hour)s?$", re.I)
 _AGE_AFTER = re.compile(r"[\s-]?olds?\b", re.I)
 _NO_PERIOD = frozenset({"time", "clock"})
 _WORD = re.compile(r"[^\W_][\w'’\-.]*[^\W_]|[^\W_]", re.U)
@@ -200,6 +201,11 @@ def stated_values(sentence: str) -> tuple[StatedValue, ...]:
         spans.append(span)
         attribute = MappingProxyType(attribute_at(text, *span))
         period = "" if q.kind in _NO_PERIOD else period_after(text, span[1])
+        if q.kind.startswith("ratio:"):  # "25 mg/kg/day": the period is written in the unit
+            within = _PER_IN_UNIT.search(q.text)
+            period = (
+                _PERIODS.get(within.group(1).lower(), within.group(1).lower()) if within else period
+            )
         out.append(StatedValue(q.kind, q.text, attribute, quantity=q, period=period))
     return tuple(_with_years(text, out, spans))
 
