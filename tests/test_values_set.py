@@ -62,12 +62,12 @@ def test_the_second_blind_set_is_apart_from_the_first() -> None:
 
 
 # Measured 2026-12-06 (Session 47, values check vc4, final); bars a little below. Session 46
-# (vc3) -> Session 47 (vc4): verifier dev false support 0.245 -> 0.225, blind 0.304 -> 0.275,
-# blind2 0.317 -> 0.297; contradicted recall 0.300 -> 0.386, 0.200 -> 0.243, 0.304 -> 0.319.
+# (vc3) -> Session 47 (vc4): verifier dev false support 0.245 -> 0.216, blind 0.304 -> 0.275,
+# blind2 0.317 -> 0.297; contradicted recall 0.300 -> 0.400, 0.200 -> 0.243, 0.304 -> 0.319.
 # (half, backend): (max false support, min contradicted recall, min contradicted precision)
 GATES = {
-    ("dev", "verifier"): (0.26, 0.34, 0.85),  # measured 0.225, 0.386, 0.900 of 30
-    ("dev", "embedded"): (0.12, 0.44, 0.76),  # measured 0.088, 0.486, 0.810 of 42
+    ("dev", "verifier"): (0.25, 0.35, 0.85),  # measured 0.216, 0.400, 0.903 of 31
+    ("dev", "embedded"): (0.12, 0.45, 0.76),  # measured 0.088, 0.500, 0.814 of 43
     ("blind", "verifier"): (0.31, 0.21, 0.76),  # measured 0.275, 0.243, 0.810 of 21
     ("blind", "embedded"): (0.16, 0.26, 0.73),  # measured 0.127, 0.300, 0.778 of 27
     ("blind2", "verifier"): (0.33, 0.28, 0.69),  # measured 0.297, 0.319, 0.733 of 30
