@@ -152,32 +152,47 @@ def check_days(
     only for the opposite of a case the
     question (``asked``: a short answer's) names ("£486" asked for metered customers, stated
     for unmetered ones): contradicted by the value stated for the claim's case, else not found
-    (:mod:`.values.weekdays`, :mod:`.values.bands`, :mod:`.values.opposite`). In a sentence "un-" words are as often
-    what is said ("unused days ... must be used by 31 March") as which case: not read there."""
+    (:mod:`.values.weekdays`, :mod:`.values.bands`, :mod:`.values.opposite`). In a sentence
+    "un-" words are as often what is said ("unused days ... must be used by 31 March") as which case: not read there."""
     # A short answer naming no day ("6 am") is about the days its question names ("on Saturdays").
     claim_days = days_named(claim.text) or (days_named(question) if short else frozenset())
     age = claim_age(f"{question} {claim.text}")
     evidence = [s for _, s in sentences]
     passage_of = [ctx for ctx, _ in sentences]
     for value in values:
-        day = other_days(value, claim_days, evidence, values, passage_of)
-        if day is not None:
+        other = _other_case(
+            value, evidence, values, passage_of, days=claim_days, age=age, asked=asked
+        )
+        if other is not None:
+            said, case, stated, sentence = other
             return _elsewhere(
-                claim, value, said=day.said, case=day.days, stated=day.stated,
-                sentence=day.sentence, sentences=sentences, trace=trace,
+                claim, value, said=said, case=case, stated=stated, sentence=sentence,
+                sentences=sentences, trace=trace,
             )  # fmt: skip
-        band = other_band(value, age, evidence, values, passage_of)
-        if band is not None:
-            return _elsewhere(
-                claim, value, said=band.said, case=band.band, stated=band.stated,
-                sentence=band.sentence, sentences=sentences, trace=trace,
-            )  # fmt: skip
-        turned = opposite_case(value, asked, evidence, values, passage_of) if asked else None
-        if turned is not None:
-            return _elsewhere(
-                claim, value, said=turned.said, case=turned.case, stated=turned.stated,
-                sentence=turned.sentence, sentences=sentences, trace=trace,
-            )  # fmt: skip
+    return None
+
+
+def _other_case(
+    value: StatedValue,
+    evidence: Sequence[str],
+    values: Sequence[StatedValue],
+    passage_of: Sequence[int],
+    *,
+    days: frozenset[int],
+    age: float | None,
+    asked: str | None,
+) -> tuple[str, str, str | None, int | None] | None:
+    """(said, case, stated, sentence) of the first of: other days, another age band, the
+    opposite case; None when ``value`` is stated for the claim's own."""
+    day = other_days(value, days, evidence, values, passage_of)
+    if day is not None:
+        return day.said, day.days, day.stated, day.sentence
+    band = other_band(value, age, evidence, values, passage_of)
+    if band is not None:
+        return band.said, band.band, band.stated, band.sentence
+    turned = opposite_case(value, asked, evidence, values, passage_of) if asked else None
+    if turned is not None:
+        return turned.said, turned.case, turned.stated, turned.sentence
     return None
 
 

@@ -26,7 +26,10 @@ _NUMBERS = {
 _DAYS = {"hour": 1 / 24, "day": 1.0, "week": 7.0, "fortnight": 14.0, "month": 30.4, "year": 365.0}
 _ADVERBS = {"hourly": "hour", "daily": "day", "nightly": "day", "weekly": "week"}
 _ADVERBS |= {"fortnightly": "fortnight", "monthly": "month", "yearly": "year", "annually": "year"}
-_COUNT = r"(?P<word>once|twice|thrice)|(?P<n>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+times"
+_COUNT = (
+    r"(?P<word>once|twice|thrice)"
+    r"|(?P<n>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+times"
+)
 _FREQUENCY = re.compile(
     rf"\b(?:{_COUNT})\s+(?:(?:a|an|per|each|every)\s+(?P<period>hour|day|night|week|fortnight|"
     rf"month|year)|(?P<adverb>hourly|daily|nightly|weekly|fortnightly|monthly|yearly|annually))\b",

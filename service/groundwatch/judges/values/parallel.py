@@ -194,8 +194,9 @@ def _gaps(
         if mine[i] != _VALUE and not (i and j and mine[i - 1] == _VALUE == theirs[j - 1])
     ]
     if not words and not joined:
-        # values and their nouns alone are no frame (unless the syntax joins the two): "4 g in 24 hours" / "500 mg every 6
-        # hours", "seven players on a pitch" / "three players from each side"
+        # values and their nouns alone are no frame (unless the syntax joins the two): "4 g
+        # in 24 hours" / "500 mg every 6 hours", "seven players on a pitch" / "three players
+        # from each side"
         return None
     bounds = [(-1, -1), *anchors, (len(mine), len(theirs))]
     last = len(bounds) - 2
