@@ -33,6 +33,15 @@ from groundwatch.judges.rules.negation_twin import negation_twin
             "Guests can't bring their own towels to the spa.",
             "Guests can bring their own towels to the spa.",
         ),
+        # a second verb phrase of the same subject ("... and are non-transferable"), Session 48
+        (
+            "Day Rover tickets are transferable.",
+            "Day Rover tickets are valid on all buses until midnight and are non-transferable.",
+        ),
+        (
+            "The Riverside hall is wheelchair accessible.",
+            "The Riverside hall seats 200 people, has a stage and is not wheelchair accessible.",
+        ),
     ],
 )
 def test_the_same_words_with_the_opposite_polarity(claim: str, sentence: str) -> None:
@@ -74,6 +83,16 @@ def test_the_same_words_with_the_opposite_polarity(claim: str, sentence: str) ->
         ("Your 27 kg bag will not be accepted.", "Bags over 32 kg are accepted as cargo."),
         # a terse answer has no polarity of its own to compare
         ("Is the pool open on Sundays? No.", "The pool is open on Sundays."),
+        # the negated verb phrase has a subject of its own (Session 48)
+        (
+            "Flex tickets are refundable.",
+            "Flex tickets can be changed for free and are refundable, while Saver tickets are"
+            " non-refundable.",
+        ),
+        (
+            "Flex tickets are refundable.",
+            "Flex tickets can be changed for free, and Saver tickets are non-refundable.",
+        ),
     ],
 )
 def test_no_twin(claim: str, sentence: str) -> None:

@@ -56,8 +56,11 @@ from groundwatch.judges.values.alignment import (
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.names import account_name
 from groundwatch.judges.values.parallel import asked_words, crossed_case
+from groundwatch.judges.values.roles import crossed_role
 from groundwatch.judges.values.stated import StatedValue, stated_values
+from groundwatch.judges.values.topics import passage_topics
 from groundwatch.judges.values.uncovered import uncovered_case
+from groundwatch.judges.values.valued_names import valued_name
 
 __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
 
@@ -68,6 +71,8 @@ _NO_WORDS = frozenset({"no", "nope", "false"})
 #: An answer of at most this many words is a short answer: its values are read with the question.
 _SHORT_WORDS = 10
 _VALUE_KINDS = frozenset({"number", "date", "year"})
+#: The score of a short answer's name given another role in its sentence (:mod:`.values.roles`).
+_ROLE_SCORE = 0.9
 
 
 def _passage_sentences(trace: RagTrace) -> list[tuple[int, str]]:
@@ -104,7 +109,7 @@ def _check_values(
 ) -> ClaimJudgement:
     values = claim_values(claim.text, question, short=short, alone=alone)
     if claim.verdict == "contradicted" and claim.conflict is not None:
-        return _check_conflict(claim, values, sentences)
+        return _check_conflict(claim, values, sentences, trace)
     if claim.verdict != "contradicted":
         flipped = _check_yes_no(claim, question, sentences, trace)
         if flipped is not None:
@@ -118,6 +123,7 @@ def _check_values(
         values=values,
         conflict_score=CONFLICT_SCORE if terse else SENTENCE_CONFLICT_SCORE,
         strict=not terse,
+        topics=passage_topics(sentences),
     )
     if account.conflicts:
         hit = account.conflicts[0]
@@ -191,12 +197,17 @@ def _same_text(value: str, written: str) -> bool:
 
 
 def _check_conflict(
-    claim: ClaimJudgement, values: Sequence[StatedValue], sentences: Sequence[tuple[int, str]]
+    claim: ClaimJudgement,
+    values: Sequence[StatedValue],
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
 ) -> ClaimJudgement:
     """A backend's value conflict between two rates of different periods ("$144 a year"
     against "$12 a month") is not one fact stated twice, so the claim is not found rather than
     contradicted. Any other conflict stands (a veto on a loose attribute alignment as well cost
-    the triage set 18 true contradictions for 7 false: docs/accuracy.md, Session 45)."""
+    the triage set 18 true contradictions for 7 false: docs/accuracy.md, Session 45), but names
+    the value the passages state for the claim's attribute where that is another one ("weighs
+    32 kg" against the boat's "23 kg" of a later sentence, not the "150 kg" it carries)."""
     conflict = claim.conflict
     if conflict is None or conflict.kind not in _VALUE_KINDS:
         return claim
@@ -209,7 +220,7 @@ def _check_conflict(
     if mine is None or theirs is None:
         return claim
     if not (mine.period and theirs.period and mine.period != theirs.period):
-        return claim
+        return _named_rightly(claim, mine, stated, sentences, trace)
     return replace(
         claim,
         verdict="not_found",
@@ -217,6 +228,35 @@ def _check_conflict(
         f"{theirs.period}",
         conflict=None,
     )
+
+
+def _named_rightly(
+    claim: ClaimJudgement,
+    mine: StatedValue,
+    stated: str,
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
+) -> ClaimJudgement:
+    """The backend's contradiction, its reason naming the evidence value best aligned with the
+    claim's value (when that one differs from it too)."""
+    account = account_values(
+        claim.text,
+        [s for _, s in sentences],
+        values=[mine],
+        conflict_score=SENTENCE_CONFLICT_SCORE,
+        strict=True,
+        topics=passage_topics(sentences),
+    )
+    hits = account.conflicts or account.disputed
+    if not hits:
+        return claim
+    hit = hits[0]
+    if _same_text(hit.evidence.text, stated) or agrees(mine, hit.evidence):
+        return claim
+    return contradicted(
+        claim, kind=KINDS.get(hit.evidence.kind, "number"), said=hit.claim.text,
+        stated=hit.evidence.text, score=claim.score, sentence=sentences[hit.sentence], trace=trace,
+    )  # fmt: skip
 
 
 def _check_yes_no(
@@ -266,6 +306,21 @@ def _check_name(
             checked = crossed(claim, other, "entity", sentences, trace, terse=True)
             if checked is not None:
                 return checked
+        valued = valued_name(parts[0], answer, [s for _, s in sentences])
+        if valued is not None:
+            return contradicted(
+                claim, kind="entity", said=valued.said, stated=valued.stated,
+                score=_ROLE_SCORE, sentence=sentences[valued.sentence], trace=trace,
+                why=f"{valued.said} is stated with {valued.said_value}, {valued.stated} with "
+                f"{valued.stated_value}",
+            )  # fmt: skip
+        role = crossed_role(parts[0], answer, [s for _, s in sentences])
+        if role is not None:
+            return contradicted(
+                claim, kind="entity", said=role.said, stated=role.stated, score=_ROLE_SCORE,
+                sentence=sentences[role.sentence], trace=trace,
+                why=f"{role.said} is named for '{role.role}', {role.stated} for '{role.asked}'",
+            )  # fmt: skip
     hit = account_name(parts[0], answer, [s for _, s in sentences]) if answer else None
     if hit is None:
         return _check_words(claim, answer, parts[0], sentences)

@@ -22,6 +22,7 @@ import re
 from groundwatch.contract.record import Conflict
 from groundwatch.judges.claims.extract import terse_claim_parts
 from groundwatch.judges.claims.target import fuzzy_in
+from groundwatch.judges.text.grammar import AUXILIARIES, is_verb, subject_of
 from groundwatch.judges.text.polarity import (
     negated_words,
     negator_written,
@@ -30,7 +31,7 @@ from groundwatch.judges.text.polarity import (
     word_written,
 )
 from groundwatch.judges.text.words import content_words, word_set
-from groundwatch.judges.values.agreement import best_clause
+from groundwatch.judges.values.agreement import clauses_of
 
 __all__ = ["negation_twin"]
 
@@ -58,7 +59,7 @@ def negation_twin(claim: str, sentence: str) -> tuple[str, Conflict | None] | No
     words = [w for w in dict.fromkeys(content_words(claim)) if w not in _NEGATION_WORDS]
     if len(words) < _MIN_WORDS:
         return None
-    clause = best_clause(frozenset(words), sentence)
+    clause = _best_clause(frozenset(words), sentence)
     if _SCOPE_WORDS & set(_tokens(claim) + _tokens(clause)):
         return None
     clause_words = frozenset(content_words(clause))
@@ -77,6 +78,21 @@ def negation_twin(claim: str, sentence: str) -> tuple[str, Conflict | None] | No
     )
     evidence = negator_written(clause) if not claim_negated else word_written(clause, scope)
     return reason, Conflict(kind="negation", claim=None, evidence=evidence)
+
+
+def _best_clause(words: frozenset[str], sentence: str) -> str:
+    """The clause of ``sentence`` sharing most words with the claim; a clause with no subject of
+    its own ("... until midnight and are non-transferable") read with the one before it."""
+    clauses: list[str] = []
+    subject: str | None = None
+    for written in clauses_of(sentence):
+        first = written.split()[0].lower()
+        if clauses and subject and (first in AUXILIARIES or is_verb(first)):
+            clauses.append(f"{subject} {written}")  # "Day Rover tickets are non-transferable"
+            continue
+        subject = subject_of(written)
+        clauses.append(written)
+    return max(clauses, key=lambda c: len(words & set(content_words(c))))
 
 
 def _tokens(text: str) -> list[str]:

@@ -175,7 +175,8 @@ def negated_words(tokens: tuple[str, ...]) -> set[str]:
     return out
 
 
-_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?|non-?[A-Za-z]+", re.IGNORECASE)
+#: A word as written; "non-refundable" whole (its "non" is the negator written).
+_WORD = re.compile(r"non-[A-Za-z]+|[A-Za-z]+(?:['’][A-Za-z]+)?", re.IGNORECASE)
 
 
 def negator_written(text: str) -> str | None:

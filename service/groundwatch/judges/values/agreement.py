@@ -39,6 +39,7 @@ __all__ = [
     "SlotCheck",
     "ValueConflict",
     "best_clause",
+    "clauses_of",
     "compare_slots",
 ]
 
@@ -230,9 +231,14 @@ def _entity_present(entity: str, words: frozenset[str]) -> bool:
     return bool(parts) and all(p in words for p in parts)
 
 
+def clauses_of(evidence: str) -> list[str]:
+    """The clauses of ``evidence`` (split at "; ", ", but", " and " before two words, ...)."""
+    return [c for c in _CLAUSE.split(evidence) if c and c.strip()] or [evidence]
+
+
 def best_clause(claim_words: frozenset[str], evidence: str) -> str:
     """The clause of ``evidence`` that shares most content words with the claim."""
-    clauses = [c for c in _CLAUSE.split(evidence) if c and c.strip()]
+    clauses = clauses_of(evidence)
     if len(clauses) <= 1:
         return evidence
     return max(clauses, key=lambda c: len(claim_words & set(content_words(c))))

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
 from groundwatch.judges.values.quantities import (
     Quantity,
@@ -221,6 +222,17 @@ def _other_years(c: StatedValue, e: StatedValue) -> bool:
     return bool(c.years and e.years and not c.years & e.years)
 
 
+def _bound_against_point(a: StatedValue, b: StatedValue) -> bool:
+    """One of the two is a bound its clause asserts, the other a single value."""
+    qa, qb = a.quantity, b.quantity
+    if qa is None or qb is None:
+        return False
+    for bound, point in ((qa, qb), (qb, qa)):
+        if bound.bound and bound.asserted and not point.bound and point.value == point.high:
+            return True
+    return False
+
+
 def account_one(
     value: StatedValue,
     evidence: Sequence[tuple[int, StatedValue]],
@@ -275,8 +287,10 @@ def account_one(
         clear = clear or (
             elsewhen and asked_year and best_agree is None and best[0] >= DISPUTE_SCORE
         )
-        # A bound ("bags over 32 kg", "up to 8") is no value: another value may sit within it.
+        # A bound ("bags over 32 kg", "up to 8") is no value: another value may sit within it;
+        # but a bound a clause asserts ("runs at under 30 dB") is broken by a value outside it.
         bound = any(v.quantity is not None and v.quantity.bound for v in (value, best[2]))
+        bound = bound and not _bound_against_point(value, best[2])
         # In a sentence, a value the evidence states anywhere (for another attribute, as read
         # here) is held back rather than contradicted: precision first.
         stated = strict and bool(agreeing)
@@ -289,6 +303,14 @@ def account_one(
     return "unaccounted", None
 
 
+def _with_topic(value: StatedValue, topic: Mapping[str, float]) -> StatedValue:
+    """``value`` with the words its sentence means without writing them."""
+    extra = {w: t for w, t in topic.items() if value.attribute.get(w, 0.0) < t}
+    if not extra:
+        return value
+    return replace(value, attribute=MappingProxyType({**value.attribute, **extra}))
+
+
 def account_values(
     claim: str,
     evidence: Sequence[str],
@@ -296,14 +318,24 @@ def account_values(
     values: Sequence[StatedValue] | None = None,
     conflict_score: float = CONFLICT_SCORE,
     strict: bool = False,
+    topics: Sequence[Mapping[str, float]] | None = None,
 ) -> ValueAccount:
     """Account for every value of ``claim`` (or of ``values``, its values read another way)
-    against the values of the ``evidence`` sentences."""
+    against the values of the ``evidence`` sentences; ``topics``: per sentence, the words it
+    means without writing them (:mod:`.topics`), added to its values' attributes."""
     mine = list(values) if values is not None else list(stated_values(claim))
     theirs = [(k, v) for k, sentence in enumerate(evidence) for v in stated_values(sentence)]
+    topical = [(k, _with_topic(v, topics[k])) for k, v in theirs] if topics is not None else []
     out = ValueAccount()
     for v in mine:
         status, aligned = account_one(v, theirs, conflict_score, strict=strict)
+        if status == "unaccounted" and topical:
+            # Read with the passages' topics, a value no sentence states may be disputed by one
+            # that means the claim's subject without naming it; it is only held back (as
+            # deciding agreement or conflict by them cost blind sets: docs/accuracy.md).
+            again, seen = account_one(v, topical, conflict_score, strict=strict)
+            if again in ("conflict", "disputed") and seen is not None:
+                status, aligned = "disputed", seen
         if status == "agreed" and aligned is not None:
             out.agreed.append(aligned)
         elif status == "conflict" and aligned is not None:

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from groundwatch.judges.text.grammar import AUXILIARIES, is_verb
 from groundwatch.judges.text.words import STOPWORDS, content_words, stem
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.measures import UNIT_TOKEN, measure_of
@@ -122,6 +123,9 @@ class Quantity:
     #: A comparison bound, not a value: "lower" ("after 2 p.m.", "more than 100", "over
     #: 60 °C"), "upper" ("before noon", "less than 5 %", "under 18"), "" otherwise.
     bound: str = ""
+    #: The bound is what its clause says of something ("runs at under 30 dB", "is over 300 m
+    #: long"), not a qualifier of a noun ("children over 12", "orders over $50").
+    asserted: bool = False
 
     def overlaps(self, other: Quantity) -> bool:
         lo, hi = self.value, self.high
@@ -162,7 +166,8 @@ def _clock_times(masked: str, out: list[Quantity]) -> str:
             ap = (m.groupdict().get("ap") or "").lower()  # "" on the 24-hour clock
             hour = int(m.group("h")) % (12 if ap else 24) + (12 if ap == "p" else 0)
             value = hour + int(m.group("m") or 0) / 60
-            bound = _bound_before(masked[max(0, m.start() - 40) : m.start()])
+            before = masked[max(0, m.start() - 40) : m.start()]
+            bound = _bound_before(before)
             context = local_context(masked, m.start(), m.end())
             out.append(
                 Quantity(
@@ -174,6 +179,7 @@ def _clock_times(masked: str, out: list[Quantity]) -> str:
                     context,
                     scope=_scope(masked, m.start()),
                     bound=bound,
+                    asserted=bool(bound) and _asserted(before),
                 )
             )
             masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
@@ -323,10 +329,22 @@ def parse_quantities(
         scope = _scope(masked, m.start())
         aside = masked.count("(", 0, m.start()) > masked.count(")", 0, m.start())
         bound = ""
+        before = masked[max(0, m.start() - 40) : m.start()]
         if b is None and not _RELATIVE_AFTER.match(masked[max(ends) :]):
-            bound = _bound_before(masked[max(0, m.start() - 40) : m.start()])
+            bound = _bound_before(before)
         out.append(
-            Quantity(lo, hi, kind, text_q, raw_span, context, scope=scope, aside=aside, bound=bound)
+            Quantity(
+                lo,
+                hi,
+                kind,
+                text_q,
+                raw_span,
+                context,
+                scope=scope,
+                aside=aside,
+                bound=bound,
+                asserted=bool(bound) and _asserted(before),
+            )
         )
     out.extend(_proportions(masked))
     return tuple(out), frozenset(years), tuple(dates)
@@ -376,6 +394,20 @@ def _bound_before(before: str) -> str:
         if tail.endswith(" " + words):
             return side
     return ""
+
+
+def _asserted(before: str) -> bool:
+    """The bound phrase ending ``before`` follows a verb or "at" ("runs at under", "is over"):
+    it is what the clause asserts, not a noun's qualifier ("children over")."""
+    words = re.findall(r"[a-z]+", before.lower())
+    tail = " ".join(words)
+    for phrase, _side in _BOUND_WORDS:
+        if tail.endswith(phrase):
+            words = words[: len(words) - len(phrase.split())]
+            break
+    if not words:
+        return False
+    return words[-1] == "at" or words[-1] in AUXILIARIES or is_verb(words[-1])
 
 
 def _within_bound(value: Quantity, bound: Quantity) -> bool:

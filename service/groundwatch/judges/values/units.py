@@ -72,6 +72,8 @@ UNITS: dict[str, tuple[str, float]] = {
     "mph": ("speed", 1.609), "miles per hour": ("speed", 1.609),
     "square mile": ("area", 2.589988e6), "sq km": ("area", 1e6), "square kilometre": ("area", 1e6),
     "square kilometer": ("area", 1e6),
+    # Sound levels (pint reads decibels as a logarithmic unit, which compares with nothing).
+    "db": ("sound", 1), "dba": ("sound", 1), "db(a)": ("sound", 1), "decibel": ("sound", 1),
 }  # fmt: skip
 CURRENCIES = {"$": "$", "us$": "usd", "usd": "usd", "dollar": "usd", "€": "eur", "eur": "eur",
              "euro": "eur", "£": "gbp", "gbp": "gbp", "¥": "jpy", "jpy": "jpy", "yen": "jpy",

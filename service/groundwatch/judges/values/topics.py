@@ -1,0 +1,93 @@
+"""What a passage is about, named once in its first sentence and meant in every later one.
+
+Usage::
+
+    passage_topics([(0, "The Kestrel 5 scooter has a 350 W motor."),
+                    (0, "The deck is magnesium and the scooter weighs 14.2 kg.")])
+    # [{}, {'kestrel': 0.55, ...}]: the second sentence's values are the Kestrel 5's too
+
+A passage names its subject once ("The Trailhawk 2 e-bike has ...", "The home-working allowance
+is ...") and then says "the bike", "its" or nothing ("New joiners qualify after 90 days"). A
+value of a later sentence is aligned as if its sentence named the topic, at a segment's weight,
+so that a claim naming the topic does not prefer a worse value only because the first sentence
+names it. A later sentence whose subject names something else ("The Business plan is $24")
+inherits nothing; nor does any sentence of another passage.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from groundwatch.judges.text.grammar import has_verb, subject_of
+from groundwatch.judges.text.words import content_words
+
+__all__ = ["TOPIC_WEIGHT", "passage_topics"]
+
+#: The weight of an inherited topic word in a later sentence's value attributes (a segment's).
+TOPIC_WEIGHT = 0.3
+#: A first sentence without a verb and at most this many words is a heading ("Ibuprofen 200 mg
+#: tablets."): all of it is the topic, or what comes before its colon ("PowerZone Gym: weekdays
+#: 05:30-23:00, weekends ...": the days are its own cases, not the passage's).
+_HEADING_WORDS = 8
+_NAME = re.compile(r"[A-Z][\w\-']*")
+
+
+def _topic_of(sentence: str) -> tuple[str, ...]:
+    """The names a passage's first sentence gives as its subject (none if unclear): "The
+    Trailhawk 2 e-bike" -> trailhawk; a subject of plain words ("The pool", "Lane swimming") is
+    no topic, as a later sentence may well be about something else of it."""
+    if sentence.rstrip().endswith(("...", "…")):
+        return ()  # cut short ("Uptown..."): a title split apart, not a subject
+    head = re.split(r":(?!\d)", sentence, maxsplit=1)[0]
+    if has_verb(head) or len(head.split()) > _HEADING_WORDS:
+        head = subject_of(sentence) or ""
+    names = [t.strip(",.;:'’s") for t in head.split()]
+    return tuple(w for n in names if _NAME.fullmatch(n) for w in content_words(n))
+
+
+def _names_of_passage(sentences: Sequence[str]) -> set[str]:
+    """Capitalised words the passage writes mid-sentence: names wherever they appear."""
+    names: set[str] = set()
+    for s in sentences:
+        tokens = s.split()
+        names.update(t.strip(",.;:'’s") for t in tokens[1:] if _NAME.fullmatch(t.strip(",.;:")))
+    return names
+
+
+def _own_subject(sentence: str, names: set[str], topic: set[str]) -> bool:
+    """The sentence's subject names something other than the topic ("The Business plan")."""
+    subject = subject_of(sentence)
+    if not subject:
+        return False
+    for i, token in enumerate(subject.split()):
+        word = token.strip(",.;:'’s")
+        if not _NAME.fullmatch(word):
+            continue
+        if (i > 0 or word in names) and not set(content_words(word)) <= topic:
+            return True
+    return False
+
+
+def passage_topics(sentences: Sequence[tuple[int, str]]) -> list[dict[str, float]]:
+    """Per sentence (``(passage index, text)``, in passage order), the topic words it inherits
+    from its passage's first sentence, with their weight; empty for a first sentence."""
+    by_passage: dict[int, list[str]] = {}
+    for ctx, text in sentences:
+        by_passage.setdefault(ctx, []).append(text)
+    topics: dict[int, set[str]] = {}
+    names: dict[int, set[str]] = {}
+    for ctx, texts in by_passage.items():
+        topics[ctx] = set(_topic_of(texts[0]))
+        names[ctx] = _names_of_passage(texts)
+    out: list[dict[str, float]] = []
+    seen: set[int] = set()
+    for ctx, text in sentences:
+        topic = topics[ctx]
+        first = ctx not in seen
+        seen.add(ctx)
+        if first or not topic or _own_subject(text, names[ctx], topic):
+            out.append({})
+            continue
+        out.append(dict.fromkeys(topic, TOPIC_WEIGHT))
+    return out
