@@ -64,7 +64,7 @@ from groundwatch.judges.values.valued_names import valued_name
 
 __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
 
-VALUES_VERSION = "vc4"
+VALUES_VERSION = "vc5"
 
 _YES_NO = re.compile(r"^(?:yes|no|yeah|yep|nope|correct|true|false)\b[\s,.;:!-]*", re.I)
 _NO_WORDS = frozenset({"no", "nope", "false"})

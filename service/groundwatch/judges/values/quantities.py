@@ -98,6 +98,17 @@ _DATE_MY = re.compile(
     re.I,
 )
 _DATE_ISO = re.compile(r"\b(?P<year>\d{4})-(?P<mon>\d{2})-(?P<day>\d{2})\b")
+#: A month named alone, as written ("in March", "the January payroll"): not a name ("April
+#: Smith", "August Wilson"), and "May" only after one of :data:`_BEFORE_MAY` ("in May", not
+#: "May we").
+_DATE_M = re.compile(
+    r"\b(?P<mon>January|February|March|April|May|June|July|August|September|October|November|"
+    r"December)\b(?!\s+[A-Z])(?![\w-])"
+)
+_BEFORE_MAY = frozenset(
+    "in by from until till to since of and or before after early late mid last next this every "
+    "each between through during".split()
+)
 _YEAR = re.compile(r"(?<![\w$€£.,])(?P<y>1[0-9]{3}|20[0-9]{2}|21[0-9]{2})(?:s\b)?(?![\w%.,]\d)")
 _DECADE = re.compile(r"\b(?P<y>1[0-9]{2}0|20[0-9]0)s\b")
 
@@ -193,7 +204,7 @@ def _dates(masked: str) -> tuple[list[DateSpan], str]:
     """Every calendar date of ``masked`` as (start, end, (year, month, day)), and the text with
     each date blanked but its year kept (the year is then read as a year too)."""
     spans: list[DateSpan] = []
-    for rx in (_DATE_ISO, _DATE_MDY, _DATE_DMY, _DATE_MY):
+    for rx in (_DATE_ISO, _DATE_MDY, _DATE_DMY, _DATE_MY, _DATE_M):
         for m in rx.finditer(masked):
             mon_raw = m.group("mon").lower().rstrip(".")
             mon = (
@@ -203,10 +214,12 @@ def _dates(masked: str) -> tuple[list[DateSpan], str]:
             )
             if mon is None or not 1 <= mon <= 12:
                 continue
-            year = m.group("year")
+            year = m.groupdict().get("year")
             day = m.groupdict().get("day")
             if mon_raw == "may" and day is None:
-                continue
+                before = masked[: m.start()].split()[-1:]
+                if rx is not _DATE_M or not before or before[0].lower() not in _BEFORE_MAY:
+                    continue
             spans.append(
                 (m.start(), m.end(), (int(year) if year else None, mon, int(day) if day else None))
             )
