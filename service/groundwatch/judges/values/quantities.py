@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from groundwatch.judges.text.grammar import AUXILIARIES, is_verb
-from groundwatch.judges.text.words import STOPWORDS, content_words, stem
+from groundwatch.judges.text.words import STOPWORDS, content_words, stem, word_set
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.measures import UNIT_TOKEN, measure_of
 from groundwatch.judges.values.spelled import fractions_as_digits, numbers_as_digits, spell_out
@@ -105,9 +105,11 @@ _DATE_M = re.compile(
     r"\b(?P<mon>January|February|March|April|May|June|July|August|September|October|November|"
     r"December)\b(?!\s+[A-Z])(?![\w-])"
 )
-_BEFORE_MAY = frozenset(
-    "in by from until till to since of and or before after early late mid last next this every "
-    "each between through during".split()
+_BEFORE_MAY = word_set(
+    """
+    in by from until till to since of and or before after early late mid last next this every
+    each between through during
+    """
 )
 _YEAR = re.compile(r"(?<![\w$€£.,])(?P<y>1[0-9]{3}|20[0-9]{2}|21[0-9]{2})(?:s\b)?(?![\w%.,]\d)")
 _DECADE = re.compile(r"\b(?P<y>1[0-9]{2}0|20[0-9]0)s\b")
