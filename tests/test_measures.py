@@ -169,3 +169,19 @@ def test_a_dose_per_body_weight_is_one_value_with_its_period() -> None:
     assert agrees(said, usual)
     assert not agrees(said, severe)
     assert weekly.period == "week"
+
+
+def test_a_quantity_per_hundred_units_is_one_value() -> None:
+    """ "4.2 L/100 km" was read as "4.2 L" and "100 km" (Session 48): fuel or energy use per
+    100 of a distance is one value of its own kind; the two cases of a sentence stay apart."""
+    [city, combined] = stated_values(
+        "It uses 5.9 L/100 km in town and 4.8 litres per 100 km combined."
+    )
+    assert city.kind == combined.kind
+    assert city.kind.startswith("per100:")
+    assert (city.text, combined.text) == ("5.9 L/100 km", "4.8 litres per 100 km")
+    assert not agrees(city, combined)
+    [again] = stated_values("Urban consumption is 5.9 l/100km.")
+    assert agrees(again, city)
+    [ev] = stated_values("The EV uses 16.5 kWh/100 km.")
+    assert ev.kind != city.kind

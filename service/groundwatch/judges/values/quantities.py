@@ -171,6 +171,38 @@ _CLOCK_12 = re.compile(
 _CLOCK_24 = re.compile(r"(?<![\w:.,])(?P<h>[01]?\d|2[0-4]):(?P<m>[0-5]\d)(?![\d:]|[.,]\d)")
 
 
+# "4.2 L/100 km", "4.8 litres per 100 km", "16.5 kWh/100km": a use per 100 of a distance.
+_PER_HUNDRED = re.compile(
+    r"(?<![\w.,])(?P<n>\d+(?:\.\d+)?)\s?(?P<u>[A-Za-z]+)\s?(?:/|per)\s?100\s?(?P<d>[A-Za-z]+)\b"
+)
+
+
+def _unit_kind(token: str) -> str | None:
+    """The kind of a unit as written ("L", "litres", "kWh", "km"), None if it is none."""
+    found = unit_of(token) or measure_of(token)
+    return found[0] if found else None
+
+
+def _per_hundred(masked: str, out: list[Quantity]) -> str:
+    """Append every use per 100 of a unit ("4.2 L/100 km") to ``out``, of kind
+    "per100:<kind>/<kind>"; the text with those spans blanked."""
+    for m in _PER_HUNDRED.finditer(masked):
+        used, per = _unit_kind(m.group("u")), _unit_kind(m.group("d"))
+        if used is None or per is None:
+            continue
+        value = float(m.group("n"))
+        factor = (unit_of(m.group("u")) or measure_of(m.group("u")) or ("", 1.0))[1]
+        value *= factor / (unit_of(m.group("d")) or measure_of(m.group("d")) or ("", 1.0))[1]
+        context = local_context(masked, m.start(), m.end())
+        kind = f"per100:{used}/{per}"
+        raw = (float(m.group("n")), float(m.group("n")))
+        out.append(
+            Quantity(value, value, kind, m.group(0), raw, context, scope=_scope(masked, m.start()))
+        )
+        masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
+    return masked
+
+
 def _clock_times(masked: str, out: list[Quantity]) -> str:
     """Append every clock time of ``masked`` to ``out`` as a "clock" quantity; the text with
     those spans blanked (their digits are no other value)."""
@@ -271,6 +303,7 @@ def parse_quantities(
     masked = fractions_as_digits(masked)
     out: list[Quantity] = []
     masked = _clock_times(masked, out)
+    masked = _per_hundred(masked, out)
     for m in _ORDINAL.finditer(masked):
         word = m.group(1).lower()
         value = float(_ORDINALS.get(word) or int(re.sub(r"\D", "", word)))
