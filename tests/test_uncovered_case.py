@@ -52,3 +52,39 @@ def test_the_answer_for_an_unstated_case_is_not_supported(backend: str) -> None:
     assert "Weekend pottery" in asked_other.reason
     assert asked_same.verdict != "contradicted"
     assert "another case" not in (asked_same.reason or "")
+
+
+def test_a_purpose_no_passage_states_is_another_case() -> None:
+    """ "for eczema" asked, the value stated "for nappy rash" (Session 48)."""
+    cream = ["Apply the cream twice a day for 7 days for nappy rash."]
+    hit = uncovered_case("How long should I use the cream for eczema?", ["7 days"], cream)
+    assert hit is not None
+    assert (hit.asked, hit.stated) == ("for eczema", "for nappy rash")
+    # the purpose asked is stated, or the value's sentence states none
+    assert (
+        uncovered_case("How long should I use the cream for nappy rash?", ["7 days"], cream) is None
+    )
+    plain = ["Apply the cream twice a day for 7 days."]
+    assert uncovered_case("How long should I use the cream for eczema?", ["7 days"], plain) is None
+    warranty = ["The warranty for the Pro model lasts 3 years."]
+    assert (
+        uncovered_case("How long is the warranty for the Pro model?", ["3 years"], warranty) is None
+    )
+
+
+@pytest.mark.parametrize("backend", LOCAL_BACKENDS)
+def test_a_question_about_something_no_passage_mentions_is_not_answered(backend: str) -> None:
+    """The passages never mention the raffle: a time they give for the auction is no answer
+    (Session 48)."""
+    evaluator = local_evaluator(backend)
+    doors = ["Doors open at 6 pm and the auction starts at 7.30 pm."]
+    traces = [
+        RagTrace(trace_id="r", question="When is the raffle drawn?", contexts=doors, answer="At 7.30 pm"),
+        RagTrace(trace_id="a", question="When does the auction start?", contexts=doors, answer="At 7.30 pm"),
+    ]  # fmt: skip
+    [raffle], [auction] = (r.claims for r in evaluator.evaluate_batch(traces))
+    assert raffle.verdict == "not_found"
+    assert raffle.reason is not None
+    assert "raffle" in raffle.reason
+    assert auction.verdict != "contradicted"
+    assert "raffle" not in (auction.reason or "")

@@ -59,7 +59,7 @@ from groundwatch.judges.values.parallel import asked_words, crossed_case
 from groundwatch.judges.values.roles import crossed_role
 from groundwatch.judges.values.stated import StatedValue, stated_values
 from groundwatch.judges.values.topics import passage_topics
-from groundwatch.judges.values.uncovered import uncovered_case
+from groundwatch.judges.values.uncovered import uncovered_case, unmentioned
 from groundwatch.judges.values.valued_names import valued_name
 
 __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
@@ -179,7 +179,17 @@ def _check_values(
     if claim.verdict == "supported" and short and account.agreed:
         # "Canadian passport" asked, "90 days" stated for "Australian passport" holders
         said = [a.evidence.text for a in account.agreed]
-        other = uncovered_case(question, said, [s for _, s in sentences], trace.answer or "")
+        texts = [s for _, s in sentences]
+        absent = unmentioned(question, texts)
+        if absent:
+            # "When is the raffle drawn?": the passages never mention what is asked
+            return replace(
+                claim,
+                verdict="not_found",
+                reason=f"not in the passages: {', '.join(absent[:3])}",
+                conflict=None,
+            )
+        other = uncovered_case(question, said, texts, trace.answer or "")
         if other is not None:
             return replace(
                 claim,

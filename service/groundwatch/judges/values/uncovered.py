@@ -15,7 +15,9 @@ holding a UK, Irish or Australian passport can visit ... for up to 90 days": the
 passage's, but for other cases. The question qualifies a noun the passage uses ("passport",
 "connections") with a word no passage has ("Canadian", "international"); the sentence stating
 the answer's value qualifies that noun with a word of its own ("Australian", "domestic"). The
-answer is then not supported by the passages: it may hold or not, the passages do not say.
+same holds for a purpose: "How long should I take it for a stomach ulcer?" against "for
+heartburn, take one capsule a day for 14 days" (:func:`_purposes`). The answer is then not
+supported by the passages: it may hold or not, the passages do not say.
 """
 
 from __future__ import annotations
@@ -24,11 +26,21 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from groundwatch.judges.text.grammar import LIGHT_WORDS
 from groundwatch.judges.text.words import as_written, content_words
 
-__all__ = ["Uncovered", "uncovered_case"]
+__all__ = ["Uncovered", "uncovered_case", "unmentioned"]
 
 _WORD = re.compile(r"\w[\w'’-]*", re.UNICODE)
+
+
+#: Words any question about a value may use, whatever it is about.
+_ASKING = frozenset(
+    content_words(
+        "time day date long much many often year price cost amount number size age old far "
+        "big large small high low fast"
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -61,6 +73,46 @@ def _pairs(text: str) -> list[tuple[str, str, bool]]:
     return out
 
 
+#: "for <up to three words>" up to punctuation or another function word: a purpose or a case
+#: ("for a stomach ulcer", "for nappy rash"), not a duration ("for 7 days").
+_PURPOSE = re.compile(
+    r"\bfor\s+(?:an?\s+|the\s+)?(?P<what>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})"
+)
+
+
+def _purposes(text: str) -> list[tuple[str, frozenset[str]]]:
+    """Each "for ..." phrase of ``text`` as written and its content words."""
+    out = []
+    for m in _PURPOSE.finditer(text):
+        words: list[str] = []
+        for token in m.group("what").split():
+            stems = content_words(token)
+            if not stems:
+                break  # "for nappy rash in babies": the phrase ends at a function word
+            words.append(token)
+        if words:
+            out.append((f"for {' '.join(words)}", frozenset(content_words(" ".join(words)))))
+    return out
+
+
+def _uncovered_purpose(
+    question: str, answer_values: Sequence[str], evidence: Sequence[str], seen: set[str]
+) -> Uncovered | None:
+    """A purpose the question asks that no passage has a word of, while the sentence stating
+    the answer's value states another purpose."""
+    asked_words = set(content_words(question))
+    for asked, words in _purposes(question):
+        if words & seen:
+            continue
+        for k, sentence in enumerate(evidence):
+            if not any(v and v in sentence for v in answer_values):
+                continue
+            for stated, theirs in _purposes(sentence):
+                if not theirs & asked_words:
+                    return Uncovered(asked, stated, k)
+    return None
+
+
 def uncovered_case(
     question: str, answer_values: Sequence[str], evidence: Sequence[str], answer: str = ""
 ) -> Uncovered | None:
@@ -85,4 +137,15 @@ def uncovered_case(
                     continue
                 asked = " ".join(as_written(question, [qualifier, noun]))
                 return Uncovered(asked, stated, k)
-    return None
+    return _uncovered_purpose(question, answer_values, evidence, seen)
+
+
+def unmentioned(question: str, evidence: Sequence[str]) -> list[str]:
+    """The words ``question`` asks about (as written), when no ``evidence`` sentence has any
+    of them ("When is the raffle drawn?" of passages about doors and an auction); else []."""
+    seen = {w for s in evidence for w in content_words(s)}
+    asked = [w for w in dict.fromkeys(content_words(question)) if w not in LIGHT_WORDS]
+    asked = [w for w in asked if w not in _ASKING]
+    if not asked or any(w in seen for w in asked):
+        return []
+    return as_written(question, asked)
