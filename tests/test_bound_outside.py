@@ -8,6 +8,7 @@ import pytest
 
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.values.alignment import account_values
+from groundwatch.judges.values.quantities import parse_quantities
 from tests.judged import LOCAL_BACKENDS, local_evaluator
 
 FAN = ["The Aero 7 desk fan runs at 34 dB on its lowest setting and draws 22 W."]
@@ -52,3 +53,31 @@ def test_a_bound_the_passage_value_breaks_is_not_supported(backend: str) -> None
     assert all(c.verdict != "supported" for c in outside)
     assert all(c.verdict != "supported" for c in longer)
     assert all(c.verdict != "contradicted" for c in inside)
+
+
+def test_after_a_duration_is_a_point_not_a_bound() -> None:
+    """ "after 60 days" is the 60-day mark, not any time over 60 days: it never agrees with
+    "90 days" or "six months" (Session 48). A clock time after "after" stays a bound."""
+    [days] = parse_quantities("New starters qualify after 60 days.")[0]
+    assert days.bound == ""
+    [clock] = parse_quantities("The pool is open after 2 pm.")[0]
+    assert clock.bound == "lower"
+    account = account_values("Staff qualify after 60 days.", ["Staff qualify after 90 days."])
+    assert not account.agreed
+
+
+@pytest.mark.parametrize("backend", LOCAL_BACKENDS)
+def test_a_waiting_period_of_another_length_is_not_supported(backend: str) -> None:
+    evaluator = local_evaluator(backend)
+    gym = [
+        "The gym discount is 20 % for all staff and is paid through payroll every six months. "
+        "New starters qualify after 90 days of service."
+    ]
+    q = "When do new starters qualify for the gym discount?"
+    traces = [
+        RagTrace(trace_id="w", question=q, contexts=gym, answer="After 60 days"),
+        RagTrace(trace_id="r", question=q, contexts=gym, answer="After 90 days"),
+    ]
+    [wrong], [right] = (r.claims for r in evaluator.evaluate_batch(traces))
+    assert wrong.verdict != "supported"
+    assert right.verdict != "contradicted"

@@ -380,6 +380,8 @@ def parse_quantities(
         before = masked[max(0, m.start() - 40) : m.start()]
         if b is None and not _RELATIVE_AFTER.match(masked[max(ends) :]):
             bound = _bound_before(before)
+        if kind == "time" and _MARK.search(before):
+            bound = ""  # "after 60 days" is the 60-day mark, not any time over 60 days
         out.append(
             Quantity(
                 lo,
@@ -433,6 +435,10 @@ _BOUND_WORDS = (
 _RELATIVE_AFTER = re.compile(
     r"\s*(?:before|prior|ahead|in advance|earlier|later|after|ago|beforehand)\b", re.I
 )
+
+
+#: "after" / "before" right before a duration: a point in time, not a bound.
+_MARK = re.compile(r"\b(?:after|before)\s*$", re.I)
 
 
 def _bound_before(before: str) -> str:
