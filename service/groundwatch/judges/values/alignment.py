@@ -222,6 +222,10 @@ def _other_years(c: StatedValue, e: StatedValue) -> bool:
     return bool(c.years and e.years and not c.years & e.years)
 
 
+def _month_only(v: StatedValue) -> bool:
+    return v.date is not None and v.date[0] is None and v.date[2] is None
+
+
 def _bound_against_point(a: StatedValue, b: StatedValue) -> bool:
     """One of the two is a bound its clause asserts, the other a single value."""
     qa, qb = a.quantity, b.quantity
@@ -295,7 +299,10 @@ def account_one(
         # here) is held back rather than contradicted: precision first.
         stated = strict and bool(agreeing)
         wrong = not agrees(value, best[2]) and not _year_of_date(value, best[2])
-        if clear and not bound and wrong and not stated:
+        # A month named alone in a sentence ("in March") is held back, never contradicted: a
+        # sentence names months for many things.
+        month = strict and any(_month_only(v) for v in (value, best[2]))
+        if clear and not bound and wrong and not stated and not month:
             return "conflict", AlignedValue(value, best[2], best[1], best[0])
         if best[0] >= DISPUTE_SCORE and not bound:
             # the passages state this attribute, with a value that is not the claim's

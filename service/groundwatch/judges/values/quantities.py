@@ -234,11 +234,12 @@ def _clock_times(masked: str, out: list[Quantity]) -> str:
 DateSpan = tuple[int, int, tuple[int | None, int, int | None]]
 
 
-def _dates(masked: str) -> tuple[list[DateSpan], str]:
+def _dates(masked: str, *, months: bool = False) -> tuple[list[DateSpan], str]:
     """Every calendar date of ``masked`` as (start, end, (year, month, day)), and the text with
-    each date blanked but its year kept (the year is then read as a year too)."""
+    each date blanked but its year kept (the year is then read as a year too); with
+    ``months``, a month named alone too."""
     spans: list[DateSpan] = []
-    for rx in (_DATE_ISO, _DATE_MDY, _DATE_DMY, _DATE_MY, _DATE_M):
+    for rx in (_DATE_ISO, _DATE_MDY, _DATE_DMY, _DATE_MY, *((_DATE_M,) if months else ())):
         for m in rx.finditer(masked):
             mon_raw = m.group("mon").lower().rstrip(".")
             mon = (
@@ -269,8 +270,11 @@ def _dates(masked: str) -> tuple[list[DateSpan], str]:
 
 def date_spans(text: str) -> list[DateSpan]:
     """The calendar dates of ``text`` (already normalised: number words as digits) with their
-    positions: ``[(start, end, (year, month, day))]``."""
-    return _dates(text)[0]
+    positions: ``[(start, end, (year, month, day))]``, a month named alone included (the
+    values check reads it; :func:`parse_quantities`, for the rules' slots that compare any two
+    dates of a claim and a sentence, does not: there it cost the blind polarity set two false
+    contradictions, Session 48)."""
+    return _dates(text, months=True)[0]
 
 
 @lru_cache(maxsize=65536)
