@@ -420,3 +420,34 @@ def test_a_yes_or_no_that_the_passage_states_stays_supported(evaluator: Evaluato
     )
     [claim] = record.claims
     assert claim.verdict != "contradicted", claim
+
+
+def test_a_value_the_question_names_is_no_candidate_for_the_answer() -> None:
+    """ "Lumex 250 mg" names the product the question asks about: the passage's "250 mg" is
+    the premise, not a rival to the daily maximum "1,000 mg" (Session 48)."""
+    question = "What's the maximum daily dose of Lumex 250 mg capsules?"
+    passage = [
+        "Lumex 250 mg capsules.",
+        "Adults: take one capsule every 8 hours.",
+        "Do not take more than 4 capsules (1,000 mg) in 24 hours.",
+    ]
+    values = claim_values("1 gram in 24 hours", question, short=True)
+    account = account_values(
+        "1 gram in 24 hours", passage, values=values, given=stated_values(question)
+    )
+    assert [a.evidence.text for a in account.agreed if a.claim.kind == "mass"] == ["1,000 mg"]
+    wrong = claim_values("2 grams in 24 hours", question, short=True)
+    account = account_values(
+        "2 grams in 24 hours", passage, values=wrong, given=stated_values(question)
+    )
+    assert not [a for a in account.agreed if a.claim.kind == "mass"]
+    # without the premise, the answer is never contradicted by what is left ("3 March")
+    question = "When will the Tuesday 4 March deliveries be made?"
+    moved = [
+        "Deliveries normally made on Monday 3 March will be made on Tuesday 4 March.",
+        "Recycling is suspended from 1 to 9 March.",
+    ]
+    answer = "Wednesday 5 March"
+    values = claim_values(answer, question, short=True)
+    account = account_values(answer, moved, values=values, given=stated_values(question))
+    assert not account.conflicts

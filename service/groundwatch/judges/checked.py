@@ -124,6 +124,7 @@ def _check_values(
         conflict_score=CONFLICT_SCORE if terse else SENTENCE_CONFLICT_SCORE,
         strict=not terse,
         topics=passage_topics(sentences),
+        given=stated_values(question) if terse and question else (),
     )
     if account.conflicts:
         hit = account.conflicts[0]

@@ -326,16 +326,31 @@ def account_values(
     conflict_score: float = CONFLICT_SCORE,
     strict: bool = False,
     topics: Sequence[Mapping[str, float]] | None = None,
+    given: Sequence[StatedValue] = (),
 ) -> ValueAccount:
     """Account for every value of ``claim`` (or of ``values``, its values read another way)
     against the values of the ``evidence`` sentences; ``topics``: per sentence, the words it
-    means without writing them (:mod:`.topics`), added to its values' attributes."""
+    means without writing them (:mod:`.topics`), added to its values' attributes; ``given``:
+    values the question states ("Lumex 250 mg"), whose evidence values are its premise, no
+    candidates for the answer's (unless the answer states them too)."""
     mine = list(values) if values is not None else list(stated_values(claim))
     theirs = [(k, v) for k, sentence in enumerate(evidence) for v in stated_values(sentence)]
+    # Without the question's premise ("Lumex 250 mg"), a value may agree with the one the
+    # passages give for what is asked; it is never contradicted for that alone (the premise may
+    # be the only date of its case: "the Friday 27 December collections").
+    answerable = [
+        (k, e)
+        for k, e in theirs
+        if not any(agrees(g, e) for g in given) or any(agrees(v, e) for v in mine)
+    ]
     topical = [(k, _with_topic(v, topics[k])) for k, v in theirs] if topics is not None else []
     out = ValueAccount()
     for v in mine:
         status, aligned = account_one(v, theirs, conflict_score, strict=strict)
+        if status != "agreed" and len(answerable) < len(theirs):
+            again, seen = account_one(v, answerable, conflict_score, strict=strict)
+            if again == "agreed":
+                status, aligned = again, seen
         if status == "unaccounted" and topical:
             # Read with the passages' topics, a value no sentence states may be disputed by one
             # that means the claim's subject without naming it; it is only held back (as
