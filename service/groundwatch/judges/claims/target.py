@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from groundwatch.judges.claims.extract import terse_claim_parts
 from groundwatch.judges.text.words import STOPWORDS, content_words
+from groundwatch.judges.values.holidays import holiday_words
 from groundwatch.judges.values.slots import Slots, parse_slots
 from groundwatch.judges.values.spelled import number_runs
 
@@ -60,6 +61,7 @@ class ClaimTarget:
         for _, mon, day in slots.dates:
             slot_words.update(str(x) for x in (mon, day) if x is not None)
         slot_words.update(content_words(" ".join(_DATE_WORDS.findall(asserted))))
+        slot_words.update(holiday_words(asserted))  # "Christmas Eve" is a date, not a name
         slot_words.update(_POLARITY_WORDS)
         key = [w for w in dict.fromkeys(content_words(asserted)) if w not in slot_words]
         if parts is not None:

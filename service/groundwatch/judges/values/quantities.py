@@ -21,6 +21,7 @@ from functools import lru_cache
 from groundwatch.judges.text.grammar import AUXILIARIES, is_verb
 from groundwatch.judges.text.words import STOPWORDS, content_words, stem, word_set
 from groundwatch.judges.values.entities import entity_spans
+from groundwatch.judges.values.holidays import holiday_spans
 from groundwatch.judges.values.measures import UNIT_TOKEN, measure_of
 from groundwatch.judges.values.spelled import fractions_as_digits, numbers_as_digits, spell_out
 from groundwatch.judges.values.units import (
@@ -274,7 +275,12 @@ def date_spans(text: str) -> list[DateSpan]:
     values check reads it; :func:`parse_quantities`, for the rules' slots that compare any two
     dates of a claim and a sentence, does not: there it cost the blind polarity set two false
     contradictions, Session 48)."""
-    return _dates(text, months=True)[0]
+    spans = _dates(text, months=True)[0]
+    taken = [(a, b) for a, b, _ in spans]
+    for start, end, date in holiday_spans(text):
+        if not any(a < end and start < b for a, b in taken):
+            spans.append((start, end, date))
+    return sorted(spans)
 
 
 @lru_cache(maxsize=65536)
