@@ -15,6 +15,7 @@ seat billed yearly" and "$10 billed monthly" share "billed" and differ on "yearl
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -207,7 +208,35 @@ def stated_values(sentence: str) -> tuple[StatedValue, ...]:
                 _PERIODS.get(within.group(1).lower(), within.group(1).lower()) if within else period
             )
         out.append(StatedValue(q.kind, q.text, attribute, quantity=q, period=period))
-    return tuple(_with_years(text, out, spans))
+    return tuple(_with_years(text, _joined(text, out, spans), spans))
+
+
+#: Between two alternatives written side by side ("128 GB or 256 GB").
+_OR = re.compile(r"\s*or\s*", re.I)
+
+
+def _joined(
+    text: str, values: list[StatedValue], spans: list[tuple[int, int]]
+) -> list[StatedValue]:
+    """The values, two alternatives written side by side ("128 GB or 256 GB") with one
+    attribute, the two merged: neither is more the value of what their clause says. Dates are
+    left alone. The two ends of a span ("open 8 am to 6 pm", "17 January 1892 – 15 February
+    1930") keep their own: they are two times or events (merged, or the second end read as the
+    closing time, a true "The café shuts at 4 pm" was contradicted by the centre's 4:30 pm
+    closing on the values dev set, Session 48)."""
+    out = list(values)
+    order = sorted(range(len(values)), key=lambda i: spans[i])
+    for i, j in itertools.pairwise(order):
+        a, b = out[i], out[j]
+        if a.kind != b.kind or a.kind in ("date", "year"):
+            continue
+        if _OR.fullmatch(text[spans[i][1] : spans[j][0]]):
+            merged = dict(a.attribute)
+            for w, weight in b.attribute.items():
+                merged[w] = max(merged.get(w, 0.0), weight)
+            shared = MappingProxyType(merged)
+            out[i], out[j] = replace(a, attribute=shared), replace(b, attribute=shared)
+    return out
 
 
 def _with_years(
