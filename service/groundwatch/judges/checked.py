@@ -43,6 +43,7 @@ from groundwatch.judges.cases import (
 )
 from groundwatch.judges.claims.declarative import declarative
 from groundwatch.judges.claims.short_answers import claim_values, terse_parts
+from groundwatch.judges.rules.added_words import added_words
 from groundwatch.judges.rules.negation_twin import negation_twin
 from groundwatch.judges.text.sentences import split_sentences
 from groundwatch.judges.text.words import as_written, content_words
@@ -95,7 +96,18 @@ def check_claim(
     # several claims states its own attributes too ("Peak fares are £6.10, and a weekly pass
     # costs £38": "weekly pass costs" is what £38 is, not only the question's "fares").
     short = len((trace.answer or "").split()) <= _SHORT_WORDS
-    return _check_values(claim, question, sentences, trace, short=short, alone=parts <= 1)
+    checked = _check_values(claim, question, sentences, trace, short=short, alone=parts <= 1)
+    if checked.verdict == "supported":
+        # "Mara Voss plays the cello" of a pianist: a word no passage has is not supported
+        added = added_words(checked.text, question, [s for _, s in sentences])
+        if added:
+            return replace(
+                checked,
+                verdict="not_found",
+                reason=f"not in the passages: {', '.join(added[:4])}",
+                conflict=None,
+            )
+    return checked
 
 
 def _check_values(

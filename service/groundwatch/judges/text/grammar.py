@@ -27,6 +27,7 @@ __all__ = [
     "SUBORDINATORS",
     "VERBS",
     "WH_WORDS",
+    "can_be_verb",
     "clause_verb",
     "has_verb",
     "is_imperative",
@@ -154,6 +155,11 @@ def _lemmas(word: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
 def _lexicon(word: str) -> frozenset[str]:
     """The parts of speech a word can have."""
     return frozenset(pos for pos, _ in _lemmas(word))
+
+
+def can_be_verb(word: str) -> bool:
+    """The lexicon knows ``word`` (any form) as a verb, wherever it stands."""
+    return "VERB" in _lexicon(word.lower())
 
 
 def _verb_lemmas(word: str) -> tuple[str, ...]:
