@@ -59,13 +59,19 @@ def test_a_purpose_no_passage_states_is_another_case() -> None:
     cream = ["Apply the cream twice a day for 7 days for nappy rash."]
     hit = uncovered_case("How long should I use the cream for eczema?", ["7 days"], cream)
     assert hit is not None
-    assert (hit.asked, hit.stated) == ("for eczema", "for nappy rash")
+    assert (hit.asked, hit.stated) == ("eczema", "nappy rash")
     # the purpose asked is stated, or the value's sentence states none
     assert (
         uncovered_case("How long should I use the cream for nappy rash?", ["7 days"], cream) is None
     )
     plain = ["Apply the cream twice a day for 7 days."]
     assert uncovered_case("How long should I use the cream for eczema?", ["7 days"], plain) is None
+    # an answer stating the passage's purpose itself (the question's is the user's framing)
+    bank = ["Bank transfer is available for annual plans over $1,000."]
+    answer = "Bank transfer is available for annual plans over $1,000."
+    assert (
+        uncovered_case("Is bank transfer available for payment?", ["$1,000"], bank, answer) is None
+    )
     warranty = ["The warranty for the Pro model lasts 3 years."]
     assert (
         uncovered_case("How long is the warranty for the Pro model?", ["3 years"], warranty) is None

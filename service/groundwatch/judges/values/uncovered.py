@@ -96,10 +96,15 @@ def _purposes(text: str) -> list[tuple[str, frozenset[str]]]:
 
 
 def _uncovered_purpose(
-    question: str, answer_values: Sequence[str], evidence: Sequence[str], seen: set[str]
+    question: str,
+    answer_values: Sequence[str],
+    evidence: Sequence[str],
+    seen: set[str],
+    answer: str,
 ) -> Uncovered | None:
     """A purpose the question asks that no passage has a word of, while the sentence stating
-    the answer's value states another purpose."""
+    the answer's value states another purpose (one the answer does not state itself: "Bank
+    transfer is available for annual plans over $1,000" answers "... for payment?")."""
     asked_words = set(content_words(question))
     for asked, words in _purposes(question):
         if words & seen:
@@ -108,8 +113,8 @@ def _uncovered_purpose(
             if not any(v and v in sentence for v in answer_values):
                 continue
             for stated, theirs in _purposes(sentence):
-                if not theirs & asked_words:
-                    return Uncovered(asked, stated, k)
+                if not theirs & asked_words and stated.lower() not in answer.lower():
+                    return Uncovered(asked.removeprefix("for "), stated.removeprefix("for "), k)
     return None
 
 
@@ -137,7 +142,7 @@ def uncovered_case(
                     continue
                 asked = " ".join(as_written(question, [qualifier, noun]))
                 return Uncovered(asked, stated, k)
-    return _uncovered_purpose(question, answer_values, evidence, seen)
+    return _uncovered_purpose(question, answer_values, evidence, seen, answer)
 
 
 def unmentioned(question: str, evidence: Sequence[str]) -> list[str]:
