@@ -11,9 +11,8 @@ or an adjective that no passage of the trace has, in any form, is content the pa
 support. Not counted: words that may be verbs (a verb paraphrases: "taught" for "worked as a
 teacher"), names (the name checks decide those), units, number and period words ("fortnight",
 "daily": values are checked as values), function words and general words (:data:`LIGHT_WORDS`),
-and the question's own words (the user's premise). Measured on the sets we may read (Session
-48): of the verifier's supported claims it flags, 18 of 18 on HaluEval QA dev are hallucinated,
-2 of 3 on the values dev set, 3 of 6 on held-out 1 (paraphrases: "bureaus" for "agencies").
+and the question's own words (the user's premise). The values check applies it to short
+answers to a question only (:mod:`groundwatch.judges.checked`).
 """
 
 from __future__ import annotations
