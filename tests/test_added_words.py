@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.rules.added_words import added_words
-from tests.judged import LOCAL_BACKENDS, local_evaluator
+from tests.judged import LOCAL_BACKENDS, Case, assert_right_and_wrong
 
 PIANIST = ["Mara Voss is a German pianist who has recorded all of Chopin's nocturnes."]
 TEACHER = ["Before entering parliament, Lena Ortiz worked as a teacher in Valencia."]
@@ -37,21 +36,9 @@ def test_verbs_units_function_words_and_question_words_are_not() -> None:
 
 @pytest.mark.parametrize("backend", LOCAL_BACKENDS)
 def test_a_claim_with_an_added_word_is_not_supported(backend: str) -> None:
-    evaluator = local_evaluator(backend)
-    cases = [
+    cases: list[Case] = [
         ("Which instrument does Mara Voss play?", PIANIST, "Mara Voss plays the cello.", False),
         ("What did Lena Ortiz do before politics?", TEACHER, "Lena Ortiz worked as a nurse.", False),
         ("Is the museum open on Mondays?", MUSEUM, "It's closed on Mondays unless it's a public holiday.", True),
     ]  # fmt: skip
-    traces = [
-        RagTrace(trace_id=str(i), question=q, contexts=ctx, answer=a)
-        for i, (q, ctx, a, _) in enumerate(cases)
-    ]
-    for (q, _, a, right), judged in zip(cases, evaluator.evaluate_batch(traces), strict=True):
-        verdicts = {c.verdict for c in judged.claims}
-        if right:
-            assert "contradicted" not in verdicts, (q, a, judged.claims)
-            if backend == "verifier":
-                assert verdicts == {"supported"}, (q, a, judged.claims)
-        else:
-            assert "supported" not in verdicts, (q, a, judged.claims)
+    assert_right_and_wrong(backend, cases, right_supported=True)

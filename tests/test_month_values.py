@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.values.quantities import date_spans
-from tests.judged import LOCAL_BACKENDS, local_evaluator
+from tests.judged import LOCAL_BACKENDS, Case, assert_right_and_wrong
 
 
 def _dates(text: str) -> list[tuple[int | None, int, int | None]]:
@@ -31,22 +30,12 @@ def test_names_and_verbs_are_no_months() -> None:
 
 @pytest.mark.parametrize("backend", LOCAL_BACKENDS)
 def test_another_month_is_not_supported(backend: str) -> None:
-    evaluator = local_evaluator(backend)
     bills = ["Council tax bills are sent in March, and the discount scheme closes in June."]
     payroll = ["Annual bonuses are paid in the June payroll each year."]
-    cases = [
+    cases: list[Case] = [
         ("When are council tax bills sent?", bills, "In June", False),
         ("When are council tax bills sent?", bills, "In March", True),
         ("When are bonuses paid?", payroll, "Annual bonuses are paid in the July payroll.", False),
         ("When are bonuses paid?", payroll, "Annual bonuses are paid in the June payroll.", True),
     ]
-    traces = [
-        RagTrace(trace_id=str(i), question=q, contexts=ctx, answer=a)
-        for i, (q, ctx, a, _) in enumerate(cases)
-    ]
-    for (q, _, a, right), judged in zip(cases, evaluator.evaluate_batch(traces), strict=True):
-        verdicts = {c.verdict for c in judged.claims}
-        if right:
-            assert "contradicted" not in verdicts, (q, a, judged.claims)
-        else:
-            assert "supported" not in verdicts, (q, a, judged.claims)
+    assert_right_and_wrong(backend, cases)

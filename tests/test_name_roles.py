@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.values.roles import crossed_role
-from tests.judged import LOCAL_BACKENDS, local_evaluator
+from tests.judged import LOCAL_BACKENDS, Case, assert_right_and_wrong
 
 PANEL = [
     "The conference opened with a keynote by Priya Raman, followed by a panel chaired by "
@@ -46,21 +45,11 @@ def test_the_name_in_the_asked_role_or_with_no_role_is_not() -> None:
 
 @pytest.mark.parametrize("backend", LOCAL_BACKENDS)
 def test_a_short_answer_naming_the_other_role_is_not_supported(backend: str) -> None:
-    evaluator = local_evaluator(backend)
-    cases = [
+    cases: list[Case] = [
         ("Who chaired the opening panel?", PANEL, "Priya Raman", False),
         ("Who chaired the opening panel?", PANEL, "Jonas Berg", True),
         ("Who built the Harbour Bridge extension?", BRIDGE, "Lund Partners", False),
         ("Who wrote the novel?", NOVEL, "Vela Books", False),
         ("Who wrote the novel?", NOVEL, "Ana Ruiz", True),
     ]
-    traces = [
-        RagTrace(trace_id=str(i), question=q, contexts=ctx, answer=a)
-        for i, (q, ctx, a, _) in enumerate(cases)
-    ]
-    for (q, _, a, right), judged in zip(cases, evaluator.evaluate_batch(traces), strict=True):
-        verdicts = {c.verdict for c in judged.claims}
-        if right:
-            assert "contradicted" not in verdicts, (q, a, judged.claims)
-        else:
-            assert "supported" not in verdicts, (q, a, judged.claims)
+    assert_right_and_wrong(backend, cases)

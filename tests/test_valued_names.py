@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.values.valued_names import valued_name
-from tests.judged import LOCAL_BACKENDS, local_evaluator
+from tests.judged import LOCAL_BACKENDS, Case, assert_right_and_wrong
 
 TIERS = ["The Basic tier includes 10 GB of storage, while the Plus tier includes 50 GB."]
 PHONES = [
@@ -43,20 +42,10 @@ def test_the_name_with_the_asked_value_or_no_value_is_not() -> None:
 
 @pytest.mark.parametrize("backend", LOCAL_BACKENDS)
 def test_a_name_given_another_value_is_contradicted(backend: str) -> None:
-    evaluator = local_evaluator(backend)
-    cases = [
+    cases: list[Case] = [
         ("Which tier includes 50 GB of storage?", TIERS, "Basic", False),
         ("Which tier includes 50 GB of storage?", TIERS, "The Plus tier", True),
         ("Which model has a 6,000 mAh battery?", PHONES, "Vento X", False),
         ("Which model has a 6,000 mAh battery?", PHONES, "The Vento Max", True),
     ]
-    traces = [
-        RagTrace(trace_id=str(i), question=q, contexts=ctx, answer=a)
-        for i, (q, ctx, a, _) in enumerate(cases)
-    ]
-    for (q, _, a, right), judged in zip(cases, evaluator.evaluate_batch(traces), strict=True):
-        verdicts = {c.verdict for c in judged.claims}
-        if right:
-            assert "contradicted" not in verdicts, (q, a, judged.claims)
-        else:
-            assert verdicts == {"contradicted"}, (q, a, judged.claims)
+    assert_right_and_wrong(backend, cases, wrong="contradicted")
