@@ -61,17 +61,17 @@ def test_the_second_blind_set_is_apart_from_the_first() -> None:
     assert not {r["premise"] for r in blind2} & {r["premise"] for r in others}
 
 
-# Measured 2026-12-06 (Session 47, values check vc4, final); bars a little below. Session 46
-# (vc3) -> Session 47 (vc4): verifier dev false support 0.245 -> 0.216, blind 0.304 -> 0.275,
-# blind2 0.317 -> 0.297; contradicted recall 0.300 -> 0.400, 0.200 -> 0.243, 0.304 -> 0.319.
+# Measured 2026-12-07 (Session 48, values check vc5, final); bars a little below. Session 47
+# (vc4) -> Session 48 (vc5): verifier dev false support 0.216 -> 0.098, blind 0.275 -> 0.265,
+# blind2 0.297 -> 0.257; contradicted recall 0.400 -> 0.486, 0.243 -> 0.243, 0.319 -> 0.348.
 # (half, backend): (max false support, min contradicted recall, min contradicted precision)
 GATES = {
-    ("dev", "verifier"): (0.25, 0.35, 0.85),  # measured 0.216, 0.400, 0.903 of 31
-    ("dev", "embedded"): (0.12, 0.45, 0.76),  # measured 0.088, 0.500, 0.814 of 43
-    ("blind", "verifier"): (0.31, 0.21, 0.76),  # measured 0.275, 0.243, 0.810 of 21
-    ("blind", "embedded"): (0.16, 0.26, 0.73),  # measured 0.127, 0.300, 0.778 of 27
-    ("blind2", "verifier"): (0.33, 0.28, 0.69),  # measured 0.297, 0.319, 0.733 of 30
-    ("blind2", "embedded"): (0.24, 0.30, 0.70),  # measured 0.208, 0.333, 0.742 of 31
+    ("dev", "verifier"): (0.13, 0.44, 0.88),  # measured 0.098, 0.486, 0.919 of 37
+    ("dev", "embedded"): (0.06, 0.54, 0.80),  # measured 0.029, 0.586, 0.837 of 49
+    ("blind", "verifier"): (0.30, 0.21, 0.76),  # measured 0.265, 0.243, 0.810 of 21
+    ("blind", "embedded"): (0.15, 0.26, 0.73),  # measured 0.118, 0.300, 0.778 of 27
+    ("blind2", "verifier"): (0.29, 0.31, 0.71),  # measured 0.257, 0.348, 0.750 of 32
+    ("blind2", "embedded"): (0.22, 0.32, 0.72),  # measured 0.188, 0.362, 0.758 of 33
 }
 
 
