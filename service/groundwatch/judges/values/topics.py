@@ -4,14 +4,15 @@ Usage::
 
     passage_topics([(0, "The Kestrel 5 scooter has a 350 W motor."),
                     (0, "The deck is magnesium and the scooter weighs 14.2 kg.")])
-    # [{}, {'kestrel': 0.55, ...}]: the second sentence's values are the Kestrel 5's too
+    # [{}, {'kestrel': 0.3}]: the second sentence's values are the Kestrel 5's too
 
-A passage names its subject once ("The Trailhawk 2 e-bike has ...", "The home-working allowance
-is ...") and then says "the bike", "its" or nothing ("New joiners qualify after 90 days"). A
-value of a later sentence is aligned as if its sentence named the topic, at a segment's weight,
-so that a claim naming the topic does not prefer a worse value only because the first sentence
-names it. A later sentence whose subject names something else ("The Business plan is $24")
-inherits nothing; nor does any sentence of another passage.
+A passage names its subject once ("The Trailhawk 2 e-bike has ...") and then says "the bike",
+"its" or nothing. A value of a later sentence is read as if its sentence named the topic (at a
+sentence word's weight), so that a claim naming the topic is not left with no value to dispute
+it only because the first sentence names it. Only names make a topic ("The pool" may well be
+followed by a sentence about something else of it); a later sentence whose subject names
+something else ("The Business plan is $24") inherits nothing; nor does any sentence of another
+passage. The values check uses it only to hold a value back (:mod:`.alignment`).
 """
 
 from __future__ import annotations
@@ -24,13 +25,19 @@ from groundwatch.judges.text.words import content_words
 
 __all__ = ["TOPIC_WEIGHT", "passage_topics"]
 
-#: The weight of an inherited topic word in a later sentence's value attributes (a segment's).
+#: The weight of an inherited topic word in a later sentence's value attributes (a sentence
+#: word's).
 TOPIC_WEIGHT = 0.3
 #: A first sentence without a verb and at most this many words is a heading ("Ibuprofen 200 mg
 #: tablets."): all of it is the topic, or what comes before its colon ("PowerZone Gym: weekdays
 #: 05:30-23:00, weekends ...": the days are its own cases, not the passage's).
 _HEADING_WORDS = 8
 _NAME = re.compile(r"[A-Z][\w\-']*")
+
+
+def _bare(token: str) -> str:
+    """A token without its punctuation and possessive ending ("Tower's," -> "Tower")."""
+    return re.sub(r"['’]s$", "", token.strip(",.;:()"))
 
 
 def _topic_of(sentence: str) -> tuple[str, ...]:
@@ -42,7 +49,7 @@ def _topic_of(sentence: str) -> tuple[str, ...]:
     head = re.split(r":(?!\d)", sentence, maxsplit=1)[0]
     if has_verb(head) or len(head.split()) > _HEADING_WORDS:
         head = subject_of(sentence) or ""
-    names = [t.strip(",.;:'’s") for t in head.split()]
+    names = [_bare(t) for t in head.split()]
     return tuple(w for n in names if _NAME.fullmatch(n) for w in content_words(n))
 
 
@@ -51,7 +58,7 @@ def _names_of_passage(sentences: Sequence[str]) -> set[str]:
     names: set[str] = set()
     for s in sentences:
         tokens = s.split()
-        names.update(t.strip(",.;:'’s") for t in tokens[1:] if _NAME.fullmatch(t.strip(",.;:")))
+        names.update(_bare(t) for t in tokens[1:] if _NAME.fullmatch(_bare(t)))
     return names
 
 
@@ -61,7 +68,7 @@ def _own_subject(sentence: str, names: set[str], topic: set[str]) -> bool:
     if not subject:
         return False
     for i, token in enumerate(subject.split()):
-        word = token.strip(",.;:'’s")
+        word = _bare(token)
         if not _NAME.fullmatch(word):
             continue
         if (i > 0 or word in names) and not set(content_words(word)) <= topic:
