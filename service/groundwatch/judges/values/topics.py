@@ -18,7 +18,9 @@ passage. The values check uses it only to hold a value back (:mod:`.alignment`).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from types import MappingProxyType
 
 from groundwatch.judges.text.grammar import has_verb, subject_of
 from groundwatch.judges.text.words import content_words
@@ -76,9 +78,15 @@ def _own_subject(sentence: str, names: set[str], topic: set[str]) -> bool:
     return False
 
 
-def passage_topics(sentences: Sequence[tuple[int, str]]) -> list[dict[str, float]]:
+def passage_topics(sentences: Sequence[tuple[int, str]]) -> tuple[Mapping[str, float], ...]:
     """Per sentence (``(passage index, text)``, in passage order), the topic words it inherits
-    from its passage's first sentence, with their weight; empty for a first sentence."""
+    from its passage's first sentence, with their weight; empty for a first sentence. Cached:
+    every claim of a trace reads the same sentences."""
+    return _topics(tuple(sentences))
+
+
+@lru_cache(maxsize=1024)
+def _topics(sentences: tuple[tuple[int, str], ...]) -> tuple[Mapping[str, float], ...]:
     by_passage: dict[int, list[str]] = {}
     for ctx, text in sentences:
         by_passage.setdefault(ctx, []).append(text)
@@ -87,14 +95,14 @@ def passage_topics(sentences: Sequence[tuple[int, str]]) -> list[dict[str, float
     for ctx, texts in by_passage.items():
         topics[ctx] = set(_topic_of(texts[0]))
         names[ctx] = _names_of_passage(texts)
-    out: list[dict[str, float]] = []
+    out: list[Mapping[str, float]] = []
     seen: set[int] = set()
     for ctx, text in sentences:
         topic = topics[ctx]
         first = ctx not in seen
         seen.add(ctx)
         if first or not topic or _own_subject(text, names[ctx], topic):
-            out.append({})
+            out.append(MappingProxyType({}))
             continue
-        out.append(dict.fromkeys(topic, TOPIC_WEIGHT))
-    return out
+        out.append(MappingProxyType(dict.fromkeys(topic, TOPIC_WEIGHT)))
+    return tuple(out)
