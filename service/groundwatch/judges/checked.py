@@ -53,25 +53,29 @@ from groundwatch.judges.values.alignment import (
     ValueAccount,
     account_values,
     agrees,
+    missing_case,
+    premise_case,
+    worked_out,
 )
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.names import account_name
 from groundwatch.judges.values.parallel import asked_words, crossed_case
 from groundwatch.judges.values.roles import crossed_role
-from groundwatch.judges.values.stated import StatedValue, stated_values
+from groundwatch.judges.values.stated import StatedValue, case_periods, stated_values
 from groundwatch.judges.values.topics import passage_topics
 from groundwatch.judges.values.uncovered import uncovered_case, unmentioned
 from groundwatch.judges.values.valued_names import valued_name
 
 __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
 
-VALUES_VERSION = "vc5"
+VALUES_VERSION = "vc6"
 
 _YES_NO = re.compile(r"^(?:yes|no|yeah|yep|nope|correct|true|false)\b[\s,.;:!-]*", re.I)
 _NO_WORDS = frozenset({"no", "nope", "false"})
 #: An answer of at most this many words is a short answer: its values are read with the question.
 _SHORT_WORDS = 10
 _VALUE_KINDS = frozenset({"number", "date", "year"})
+_CASE_MISSING = "value for a case the passages lack"
 #: The score of a short answer's name given another role in its sentence (:mod:`.values.roles`).
 _ROLE_SCORE = 0.9
 
@@ -124,7 +128,12 @@ def _check_values(
 ) -> ClaimJudgement:
     values = claim_values(claim.text, question, short=short, alone=alone)
     if claim.verdict == "contradicted" and claim.conflict is not None:
-        return _check_conflict(claim, values, sentences, trace)
+        checked = _check_conflict(claim, values, sentences, trace, question)
+        if checked.verdict == "contradicted" or not (checked.reason or "").startswith(
+            _CASE_MISSING
+        ):
+            return checked
+        claim = checked  # a case the passages lack: the claim's other values are still checked
     if claim.verdict != "contradicted":
         flipped = _check_yes_no(claim, question, sentences, trace)
         if flipped is not None:
@@ -140,6 +149,7 @@ def _check_values(
         strict=not terse,
         topics=passage_topics(sentences),
         given=stated_values(question) if terse and question else (),
+        question=question,
     )
     if account.conflicts:
         hit = account.conflicts[0]
@@ -227,10 +237,13 @@ def _check_conflict(
     values: Sequence[StatedValue],
     sentences: Sequence[tuple[int, str]],
     trace: RagTrace,
+    question: str = "",
 ) -> ClaimJudgement:
     """A backend's value conflict between two rates of different periods ("$144 a year"
-    against "$12 a month") is not one fact stated twice, so the claim is not found rather than
-    contradicted. Any other conflict stands (a veto on a loose attribute alignment as well cost
+    against "$12 a month", or "a weekly travelcard" against "a day travelcard") is not one fact
+    stated twice, so the claim is not found rather than contradicted; nor is one whose value the
+    claim says it worked out from the passages' ("in total"), or one of a case the question
+    asks and the passages lack ("the three-year bond" of one- and two-year terms). Any other conflict stands (a veto on a loose attribute alignment as well cost
     the triage set 18 true contradictions for 7 false: docs/accuracy.md, Session 45), but names
     the value the passages state for the claim's attribute where that is another one ("weighs
     32 kg" against the boat's "23 kg" of a later sentence, not the "150 kg" it carries)."""
@@ -245,8 +258,34 @@ def _check_conflict(
     theirs = next((v for v in found if _same_text(v.text, stated)), None)
     if mine is None or theirs is None:
         return claim
+    if worked_out(mine, found, claim.text):
+        return replace(
+            claim,
+            verdict="not_found",
+            reason=f"value worked out from the passages' values: {mine.text}",
+            conflict=None,
+        )
+    if premise_case(mine, question) or missing_case(mine, found):
+        return replace(
+            claim,
+            verdict="not_found",
+            reason=f"{_CASE_MISSING}: {mine.text}",
+            conflict=None,
+        )
     if not (mine.period and theirs.period and mine.period != theirs.period):
-        return _named_rightly(claim, mine, stated, sentences, trace)
+        # "A weekly travelcard costs £29" against "a day travelcard costs £5.80": the period
+        # the claim names is not the one of the sentence it was compared with
+        said_in = case_periods(claim.text)
+        stated_in = frozenset().union(*(case_periods(s) for _, s in sentences if stated in s))
+        if not (said_in and stated_in and not said_in & stated_in):
+            return _named_rightly(claim, mine, stated, sentences, trace)
+        return replace(
+            claim,
+            verdict="not_found",
+            reason=f"value per another period: {mine.text} {'/'.join(sorted(said_in))} vs "
+            f"{theirs.text} {'/'.join(sorted(stated_in))}",
+            conflict=None,
+        )
     return replace(
         claim,
         verdict="not_found",

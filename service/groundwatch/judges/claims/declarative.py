@@ -15,7 +15,7 @@ from lemminflect import getAllInflections, getAllLemmas, getInflection
 from groundwatch.judges.text.grammar import AUXILIARIES, PREPOSITIONS, VERBS
 from groundwatch.judges.text.words import STOPWORDS, stem, word_set
 
-__all__ = ["declarative"]
+__all__ = ["be_subject", "declarative"]
 
 _BE, _DO = word_set("is are was were am"), {"do": "VB", "does": "VBZ", "did": "VBD"}
 _MODAL, _HAVE = word_set("can could will would shall should may might must"), ("has", "have", "had")
@@ -55,6 +55,16 @@ def declarative(question: str, answer: str) -> str | None:
     out = _yes_no(words, a) if polar else _wh(words, a) if wh else None
     text = " ".join(" ".join(out or []).split())
     return text[0].upper() + text[1:] + "." if text else None
+
+
+def be_subject(question: str) -> str | None:
+    """The subject of a yes/no question on "be" ("Is the Cobalt C3 quieter than 40 dB?" -> "the
+    Cobalt C3"); None for any other question or where no predicate follows the subject."""
+    words = _question_words(question)
+    if not words or _bare(words[0]) not in _BE or len(words) < 3:
+        return None
+    subject, pred = _be_split(words[1:], loose=True)
+    return " ".join(subject) if pred and subject else None
 
 
 def _question_words(question: str) -> list[str] | None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from groundwatch.judges.claims.declarative import declarative
+from groundwatch.judges.claims.declarative import be_subject, declarative
 from groundwatch.judges.claims.split import finish_claim, split_conjunctions
 from groundwatch.judges.refusal import is_refusal_sentence
 from groundwatch.judges.text.grammar import (
@@ -111,6 +111,9 @@ _BARE_AUX = re.compile(
 
 
 def _question_subject(question: str) -> str | None:
+    subject = be_subject(question)  # "Is the Cobalt C3 quieter than 40 dB?": "the Cobalt C3"
+    if subject is not None:
+        return subject
     tokens = question.rstrip(" ?").split()
     if tokens and tokens[0].lower() in WH_WORDS:
         # "What job does X have?" -> skip the wh-phrase up to its auxiliary.

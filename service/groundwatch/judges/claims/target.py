@@ -19,8 +19,10 @@ from functools import lru_cache
 from groundwatch.judges.claims.extract import terse_claim_parts
 from groundwatch.judges.text.words import STOPWORDS, content_words
 from groundwatch.judges.values.holidays import holiday_words
+from groundwatch.judges.values.measures import measure_of
 from groundwatch.judges.values.slots import Slots, parse_slots
 from groundwatch.judges.values.spelled import number_runs
+from groundwatch.judges.values.units import NUMBER_WORDS, unit_of
 
 __all__ = ["ClaimTarget", "fuzzy_in", "spells"]
 
@@ -63,6 +65,9 @@ class ClaimTarget:
         slot_words.update(content_words(" ".join(_DATE_WORDS.findall(asserted))))
         slot_words.update(holiday_words(asserted))  # "Christmas Eve" is a date, not a name
         slot_words.update(_POLARITY_WORDS)
+        # the words values are written with ("a fortnight", "half an hour", "noon", "175
+        # degrees Celsius"): the values are compared as values, not looked up as words
+        slot_words.update(value_words(asserted))
         key = [w for w in dict.fromkeys(content_words(asserted)) if w not in slot_words]
         if parts is not None:
             yes_no = asserted.rstrip(".").lower() in {"yes", "no"}
@@ -181,6 +186,59 @@ _AUX_WORDS = frozenset(
 
 
 _POLARITY_WORDS = frozenset({"no", "not", "yes", "never"})
+#: Words of values that are no unit: fractions, times of day, counts.
+_VALUE_WORDS = frozenset(
+    content_words(
+        "half halves quarter quarters third thirds fifth fifths tenth tenths noon midday "
+        "midnight fortnight dozen celsius fahrenheit percent gigabyte megabyte terabyte"
+    )
+)
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+|[A-Za-z]+|\d[\d,.:]*")
+
+
+def _numeric(tokens: list[str]) -> bool:
+    """The one token is a number, a number word or a fraction ("14", "two", "half")."""
+    return len(tokens) == 1 and (
+        (tokens[0][0].isdigit() and "-" not in tokens[0])
+        or tokens[0] in NUMBER_WORDS
+        or tokens[0] in _VALUE_WORDS
+    )
+
+
+def _unit(token: str) -> bool:
+    return bool(unit_of(token) or measure_of(token))
+
+
+def value_words(text: str) -> set[str]:
+    """The content words of ``text`` that write its values: fractions, times of day and counts
+    ("fortnight", "noon", "half"), and units right after a number ("175 degrees Celsius", "two
+    weeks"); not a unit that is a rate's period or denominator ("£500 a day", "30 minutes per
+    pound"), nor a noun ("A year on Venus"): those say what the value is of."""
+    tokens = _TOKEN.findall(text)
+    out: set[str] = set()
+    for k, token in enumerate(tokens):
+        low = token.lower()
+        if "-" in low:
+            continue  # "the five-year fix": a compound names a case
+        stems = content_words(low)
+        if len(stems) != 1:
+            continue
+        [stem_] = stems
+        if stem_ in _VALUE_WORDS or low in NUMBER_WORDS:
+            out.add(stem_)
+            continue
+        if not (unit_of(low) or (measure_of(low) and not token.isupper())):
+            continue  # "CS" is no centisecond
+        before = [t.lower() for t in tokens[max(0, k - 2) : k]]
+        if _numeric(before[-1:]) or (
+            _numeric(before[:1]) and len(before) == 2 and _unit(before[1])
+        ):
+            out.add(stem_)  # "two weeks", "175 degrees Celsius"
+    return out
+
+
 _COMPARISON = re.compile(
     r"\b(?:both|same|either|neither|or|all|each|also|too|more|less|older|younger|first)\b", re.I
 )

@@ -157,6 +157,11 @@ def _lexicon(word: str) -> frozenset[str]:
     return frozenset(pos for pos, _ in _lemmas(word))
 
 
+def common_word(word: str) -> bool:
+    """The lexicon knows ``word`` as a common word ("full", "price"; not "Canberra")."""
+    return bool(_lexicon(word.lower()))
+
+
 def can_be_verb(word: str) -> bool:
     """The lexicon knows ``word`` (any form) as a verb, wherever it stands."""
     return "VERB" in _lexicon(word.lower())

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from groundwatch.contract.record import Conflict
+from groundwatch.judges.text.grammar import common_word
 from groundwatch.judges.text.polarity import (
     OPPOSITES,
     modal_written,
@@ -175,6 +176,11 @@ def _names(claim: Slots, evidence: Slots) -> set[str]:
         initial = " " not in ent and bool(claim.tokens) and claim.tokens[0] == ent.lower()
         if initial and all(w in evidence.words and w not in evidence_names for w in words):
             continue
+        # "Full-price adults pay": a compound of common words that opens the sentence
+        parts = re.findall(r"[a-z]+", ent.lower())
+        compound = "-" in ent and " " not in ent and tuple(claim.tokens[:1]) == tuple(parts[:1])
+        if compound and all(common_word(p) for p in parts) and not set(words) & evidence_names:
+            continue
         out.update(words)
     return out
 
@@ -285,7 +291,11 @@ def compare_slots(
                 _agree(q, e) and len(e.context & q.context) > len(rival.context & q.context)
                 for e in (context.quantities if context is not None else ())
             )
-            if rival is not None and bounds_compatible(q, rival):
+            # A value within another bound of its kind ("£40,000" and "£50,000 or less", the
+            # rival "over £250,000"): the bounds are cases, and the claim's is the other one.
+            cased = rival is not None and bool(rival.bound) and not q.bound
+            cased = cased and any(e.bound and bounds_compatible(q, e) for e in same_kind)
+            if rival is not None and (bounds_compatible(q, rival) or cased):
                 check.missing.append(q.text)  # within the bound: neither agreement nor rival
                 check.within.append(q.text)
             elif rival is not None and not in_passage:

@@ -70,9 +70,43 @@ def _names_in(sentence: str) -> tuple[tuple[str, int, int], ...]:
     return tuple(out)
 
 
+#: An appositive right after a name says what the name is: "Sydney, the largest city, has ...",
+#: "Canberra, Australia's capital, ...".
+_APPOSITIVE = re.compile(
+    r"\s*,\s*((?:the|a|an|its|their|his|her|[A-Z][\w'’-]*['’]s)\s[^,;:()]{1,60}?),"
+)
+
+
+#: After a name, a verb and its object: the name is the subject, no qualifier of a noun.
+_VERB_NEXT = re.compile(r"\s+[a-z]+(?:s|ed)\s+(?:the|a|an|its|their|his|her|this|these)\b")
+_HEADING = re.compile(r"[^:;]{1,80}:(?!\d)")
+_PART = re.compile(r";|\s(?:while|whereas|but)\s")
+#: The weights of the words of a name's part of its sentence, and of the other parts.
+_OWN_PART = 0.8
+_OTHER_PART = 0.3
+
+
 @lru_cache(maxsize=16384)
 def _name_attribute(sentence: str, start: int, end: int) -> Mapping[str, float]:
-    return MappingProxyType(attribute_at(sentence, start, end))
+    attribute = attribute_at(sentence, start, end)
+    # the part of the sentence the name is in (up to "while", "whereas", "but", a semicolon) is
+    # what is said of it; another part is said of another name
+    cuts = [0, *(m.start() for m in _PART.finditer(sentence)), len(sentence)]
+    lo = max(c for c in cuts if c <= start)
+    hi = min(c for c in cuts if c >= end)
+    heading = _HEADING.match(sentence)  # "HR contacts: for the London office, ...; for ..."
+    shared = sentence[: heading.end()] if heading is not None else ""
+    own = set(content_words(f"{shared} {sentence[lo:start]} {sentence[end:hi]}"))
+    for word in list(attribute):
+        if word in own:
+            attribute[word] = max(attribute[word], _OWN_PART)
+        else:
+            attribute[word] = min(attribute[word], _OTHER_PART)
+    appositive = _APPOSITIVE.match(sentence, end)
+    if appositive is not None:
+        for word in content_words(appositive.group(1)):
+            attribute[word] = 1.0
+    return MappingProxyType(attribute)
 
 
 def _beside(a: tuple[int, int, int], b: tuple[int, int, int], evidence: Sequence[str]) -> bool:
@@ -101,7 +135,9 @@ def account_name(question: str, answer: str, evidence: Sequence[str]) -> NameAcc
             if not words or words <= asked:
                 continue
             following = content_words(sentence[end : end + 30])[:1]
-            if following and following[0] in q_words and not words & mine:
+            apposed = sentence[end : end + 2].lstrip().startswith(",")  # "Sydney, the largest"
+            apposed = apposed or bool(_VERB_NEXT.match(sentence, end))  # "Pryce Baxter advises the"
+            if following and following[0] in q_words and not words & mine and not apposed:
                 continue  # "the London office" for a question about an office: a qualifier
             cands.append((name, k, words, _name_attribute(sentence, start, end), start, end))
     if not cands:

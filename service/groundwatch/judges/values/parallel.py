@@ -110,6 +110,8 @@ def _split(text: str) -> list[str]:
         joins = m.group(0).strip(" ,").lower() in ("and", "or")
         if joins and not any(ch.isdigit() for ch in text[start : m.start()]):
             continue
+        if text.count("(", 0, m.start()) > text.count(")", 0, m.start()):
+            continue  # inside an aside: "concessions (students and over-65s) pay £11"
         pieces.append(text[start : m.start()])
         start = m.end()
     pieces.append(text[start:])

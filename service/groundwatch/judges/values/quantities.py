@@ -213,7 +213,7 @@ def _clock_times(masked: str, out: list[Quantity]) -> str:
             hour = int(m.group("h")) % (12 if ap else 24) + (12 if ap == "p" else 0)
             value = hour + int(m.group("m") or 0) / 60
             before = masked[max(0, m.start() - 40) : m.start()]
-            bound = _bound_before(before)
+            bound = _bound_before(before) or _bound_after(masked[m.end() :])
             context = local_context(masked, m.start(), m.end())
             out.append(
                 Quantity(
@@ -389,7 +389,7 @@ def parse_quantities(
         bound = ""
         before = masked[max(0, m.start() - 40) : m.start()]
         if b is None and not _RELATIVE_AFTER.match(masked[max(ends) :]):
-            bound = _bound_before(before)
+            bound = _bound_before(before) or _bound_after(masked[max(ends) :])
         if kind == "time" and _MARK.search(before):
             bound = ""  # "after 60 days" is the 60-day mark, not any time over 60 days
         out.append(
@@ -437,6 +437,11 @@ _BOUND_WORDS = (
     ("no fewer than", ""), ("no later than", ""), ("no earlier than", ""),
     ("more than", "lower"), ("greater than", "lower"), ("later than", "lower"),
     ("less than", "upper"), ("fewer than", "upper"), ("earlier than", "upper"),
+    ("longer than", "lower"), ("older than", "lower"), ("wider than", "lower"),
+    ("taller than", "lower"), ("heavier than", "lower"), ("bigger than", "lower"),
+    ("larger than", "lower"), ("higher than", "lower"), ("shorter than", "upper"),
+    ("younger than", "upper"), ("narrower than", "upper"), ("lighter than", "upper"),
+    ("smaller than", "upper"), ("lower than", "upper"),
     ("after", "lower"), ("over", "lower"), ("above", "lower"), ("beyond", "lower"),
     ("exceeding", "lower"), ("before", "upper"), ("under", "upper"), ("below", "upper"),
 )  # fmt: skip
@@ -458,6 +463,24 @@ def _bound_before(before: str) -> str:
         if tail.endswith(" " + words):
             return side
     return ""
+
+
+#: "£50,000 or less", "aged 12 and over", "7 pm or later": a bound written after its value.
+_BOUND_AFTER = re.compile(
+    r"(?:\s+(?:wide|long|tall|high|old|deep|heavy))?\s*(?:or|and)\s+"
+    r"(?:(?P<upper>less|fewer|under|below|younger|earlier|lower|smaller|shorter|narrower|lighter)"
+    r"|(?P<lower>more|over|above|older|later|higher|greater|upwards?|wider|longer|taller|larger"
+    r"|bigger|heavier|deeper))\b(?!\s+than)",
+    re.I,
+)
+
+
+def _bound_after(after: str) -> str:
+    """ "lower" / "upper" when the words right after a value make it a bound, else ""."""
+    m = _BOUND_AFTER.match(after)
+    if not m:
+        return ""
+    return "upper" if m.group("upper") else "lower"
 
 
 def _asserted(before: str) -> bool:

@@ -41,7 +41,8 @@ SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billi
 # unit -> (kind, factor to the kind's base unit)
 UNITS: dict[str, tuple[str, float]] = {
     "%": ("percent", 1), "percent": ("percent", 1), "per cent": ("percent", 1),
-    "percentage points": ("percent", 1), "pp": ("percent", 1),
+    # a change of a percentage is no percentage ("fell 0.22 points" is not "5.01 %")
+    "percentage point": ("ppoint", 1), "pp": ("ppoint", 1), "basis point": ("ppoint", 0.01),
     "second": ("time", 1 / 86400), "minute": ("time", 1 / 1440), "min": ("time", 1 / 1440),
     "hour": ("time", 1 / 24), "hr": ("time", 1 / 24), "day": ("time", 1), "week": ("time", 7),
     "fortnight": ("time", 14), "month": ("time", 30.44), "year": ("time", 365.25),
@@ -59,6 +60,11 @@ UNITS: dict[str, tuple[str, float]] = {
     "kilobyte": ("data", 1e-3), "megabyte": ("data", 1), "gigabyte": ("data", 1e3),
     "terabyte": ("data", 1e6),
     "°c": ("celsius", 1), "°f": ("fahrenheit", 1), "degree": ("degree", 1),
+    "degrees celsius": ("celsius", 1), "degree celsius": ("celsius", 1),
+    "degrees centigrade": ("celsius", 1), "degrees fahrenheit": ("fahrenheit", 1),
+    "degree fahrenheit": ("fahrenheit", 1), "degrees c": ("celsius", 1),
+    "degrees f": ("fahrenheit", 1), "imperial gallon": ("volume", 4.546),
+    "uk gallon": ("volume", 4.546),
     "sq mi": ("area", 2.589988e6), "km2": ("area", 1e6), "acre": ("area", 4046.856),
     "hectare": ("area", 1e4),
     # Spelled-out and abbreviated variants of the units above (general table).
