@@ -4,6 +4,8 @@ Written before the judge was run on them (Session 49)."""
 
 from __future__ import annotations
 
+import pytest
+
 from groundwatch.judges.values.names import account_name
 
 CITIES = [
@@ -16,19 +18,20 @@ FIRMS = [
 ]
 
 
-def test_an_appositive_says_what_its_name_is() -> None:
-    hit = account_name("Which city hosts the fan zone?", "Porto", CITIES)
+@pytest.mark.parametrize(
+    ("question", "right", "wrong", "passage"),
+    [
+        # the appositive says what the name is
+        ("Which city hosts the fan zone?", "Porto", "Lisbon", CITIES),
+        # the part of the sentence the name is in, up to ";"
+        ("Who audits the company?", "Harlow & Finch", "Pryce Baxter", FIRMS),
+        ("Who advises the board on tax?", "Pryce Baxter", "Harlow & Finch", FIRMS),
+    ],
+)
+def test_what_is_said_of_a_name(question: str, right: str, wrong: str, passage: list[str]) -> None:
+    hit = account_name(question, right, passage)
     assert hit is not None
     assert hit.status == "agreed"
-    hit = account_name("Which city hosts the fan zone?", "Lisbon", CITIES)
-    assert hit is not None
-    assert hit.status != "agreed"
-
-
-def test_the_part_of_the_sentence_a_name_is_in() -> None:
-    hit = account_name("Who audits the company?", "Harlow & Finch", FIRMS)
-    assert hit is not None
-    assert hit.status == "agreed"
-    hit = account_name("Who advises the board on tax?", "Harlow & Finch", FIRMS)
+    hit = account_name(question, wrong, passage)
     assert hit is not None
     assert hit.status != "agreed"

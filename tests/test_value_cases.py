@@ -111,6 +111,7 @@ def test_percentage_points_are_not_percentages() -> None:
 
 def test_case_periods() -> None:
     assert case_periods("A weekly travelcard costs £29") == {"week"}
+    assert case_periods("£512.40 for one month or £5,336 for a year") == {"month", "year"}
     assert case_periods("a day pass costs £6, or £40 per month") == {"day", "month"}
     assert case_periods("The boat holds 12 people") == frozenset()
 

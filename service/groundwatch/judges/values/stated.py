@@ -164,7 +164,7 @@ def period_after(text: str, end: int) -> str:
 #: "day pass" (a ticket's period).
 _CASE_PERIOD = re.compile(
     r"\b(?:(hourly|daily|weekly|fortnightly|monthly|quarterly|yearly|annual|annually)"
-    r"|(?:per|a|an|each|every)\s+(hour|day|week|fortnight|month|quarter|year)"
+    r"|(?:per|a|an|one|each|every)\s+(hour|day|week|fortnight|month|quarter|year)"
     r"|(day|week|month|year)[\s-](?:pass|ticket|travelcard|card|rover|return|membership))\b",
     re.I,
 )
