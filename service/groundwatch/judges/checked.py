@@ -243,8 +243,9 @@ def _check_conflict(
     against "$12 a month", or "a weekly travelcard" against "a day travelcard") is not one fact
     stated twice, so the claim is not found rather than contradicted; nor is one whose value the
     claim says it worked out from the passages' ("in total"), or one of a case the question
-    asks and the passages lack ("the three-year bond" of one- and two-year terms). Any other conflict stands (a veto on a loose attribute alignment as well cost
-    the triage set 18 true contradictions for 7 false: docs/accuracy.md, Session 45), but names
+    asks and the passages lack ("the three-year bond" of one- and two-year terms). Any other
+    conflict stands (a veto on a loose attribute alignment as well cost the triage set 18 true
+    contradictions for 7 false: docs/accuracy.md, Session 45), but names
     the value the passages state for the claim's attribute where that is another one ("weighs
     32 kg" against the boat's "23 kg" of a later sentence, not the "150 kg" it carries)."""
     conflict = claim.conflict
