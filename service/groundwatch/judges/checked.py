@@ -75,7 +75,6 @@ _NO_WORDS = frozenset({"no", "nope", "false"})
 #: An answer of at most this many words is a short answer: its values are read with the question.
 _SHORT_WORDS = 10
 _VALUE_KINDS = frozenset({"number", "date", "year"})
-_CASE_MISSING = "value for a case the passages lack"
 #: The score of a short answer's name given another role in its sentence (:mod:`.values.roles`).
 _ROLE_SCORE = 0.9
 
@@ -128,10 +127,8 @@ def _check_values(
 ) -> ClaimJudgement:
     values = claim_values(claim.text, question, short=short, alone=alone)
     if claim.verdict == "contradicted" and claim.conflict is not None:
-        checked = _check_conflict(claim, values, sentences, trace, question)
-        if checked.verdict == "contradicted" or not (checked.reason or "").startswith(
-            _CASE_MISSING
-        ):
+        checked, settled = _check_conflict(claim, values, sentences, trace, question)
+        if settled:
             return checked
         claim = checked  # a case the passages lack: the claim's other values are still checked
     if claim.verdict != "contradicted":
@@ -238,62 +235,51 @@ def _check_conflict(
     sentences: Sequence[tuple[int, str]],
     trace: RagTrace,
     question: str = "",
-) -> ClaimJudgement:
+) -> tuple[ClaimJudgement, bool]:
     """A backend's value conflict between two rates of different periods ("$144 a year"
     against "$12 a month", or "a weekly travelcard" against "a day travelcard") is not one fact
     stated twice, so the claim is not found rather than contradicted; nor is one whose value the
     claim says it worked out from the passages' ("in total"), or one of a case the question
     asks and the passages lack ("the three-year bond" of one- and two-year terms). Any other
     conflict stands (a veto on a loose attribute alignment as well cost the triage set 18 true
-    contradictions for 7 false: docs/accuracy.md, Session 45), but names
-    the value the passages state for the claim's attribute where that is another one ("weighs
-    32 kg" against the boat's "23 kg" of a later sentence, not the "150 kg" it carries)."""
+    contradictions for 7 false: docs/accuracy.md, Session 45), but names the value the passages
+    state for the claim's attribute where that is another one ("weighs 32 kg" against the boat's
+    "23 kg" of a later sentence, not the "150 kg" it carries). With whether the verdict is
+    settled: a case the passages lack leaves the claim's other values to be checked."""
     conflict = claim.conflict
     if conflict is None or conflict.kind not in _VALUE_KINDS:
-        return claim
+        return claim, True
     if conflict.claim is None or conflict.evidence is None:
-        return claim
+        return claim, True
     said, stated = conflict.claim, conflict.evidence
     mine = next((v for v in values if _same_text(v.text, said)), None)
     found = [v for _, s in sentences for v in stated_values(s)]
     theirs = next((v for v in found if _same_text(v.text, stated)), None)
     if mine is None or theirs is None:
-        return claim
+        return claim, True
     if worked_out(mine, found, claim.text):
-        return replace(
-            claim,
-            verdict="not_found",
-            reason=f"value worked out from the passages' values: {mine.text}",
-            conflict=None,
-        )
+        return _not_found(claim, f"value worked out from the passages' values: {mine.text}"), True
     if premise_case(mine, question) or missing_case(mine, found):
-        return replace(
-            claim,
-            verdict="not_found",
-            reason=f"{_CASE_MISSING}: {mine.text}",
-            conflict=None,
-        )
+        return _not_found(claim, f"value for a case the passages lack: {mine.text}"), False
     if not (mine.period and theirs.period and mine.period != theirs.period):
         # "A weekly travelcard costs £29" against "a day travelcard costs £5.80": the period
         # the claim names is not the one of the sentence it was compared with
         said_in = case_periods(claim.text)
         stated_in = frozenset().union(*(case_periods(s) for _, s in sentences if stated in s))
         if not (said_in and stated_in and not said_in & stated_in):
-            return _named_rightly(claim, mine, stated, sentences, trace)
-        return replace(
-            claim,
-            verdict="not_found",
-            reason=f"value per another period: {mine.text} {'/'.join(sorted(said_in))} vs "
-            f"{theirs.text} {'/'.join(sorted(stated_in))}",
-            conflict=None,
-        )
-    return replace(
+            return _named_rightly(claim, mine, stated, sentences, trace), True
+        ours, per = "/".join(sorted(said_in)), "/".join(sorted(stated_in))
+        return _not_found(
+            claim, f"value per another period: {mine.text} {ours} vs {theirs.text} {per}"
+        ), True
+    return _not_found(
         claim,
-        verdict="not_found",
-        reason=f"value per another period: {mine.text} a {mine.period} vs {theirs.text} a "
-        f"{theirs.period}",
-        conflict=None,
-    )
+        f"value per another period: {mine.text} a {mine.period} vs {theirs.text} a {theirs.period}",
+    ), True
+
+
+def _not_found(claim: ClaimJudgement, reason: str) -> ClaimJudgement:
+    return replace(claim, verdict="not_found", reason=reason, conflict=None)
 
 
 def _named_rightly(

@@ -54,6 +54,7 @@ _PERIOD = re.compile(
 _PERIODS = {"hourly": "hour", "daily": "day", "night": "day", "weekly": "week", "wk": "week"}
 _PERIODS |= {"monthly": "month", "mo": "month", "yearly": "year", "annual": "year"}
 _PERIODS |= {"annually": "year", "annum": "year", "yr": "year"}
+_PERIODS |= {"fortnightly": "fortnight", "quarterly": "quarter"}
 #: Day ranges that name the weekdays or the weekend: their words count as "weekday(s)" /
 #: "weekend(s)" too.
 _WEEKDAYS = re.compile(r"\b(mon(?:day)?)s?\s?(?:-|–|—|to|through|until)\s?fri(?:day)?s?\b", re.I)
@@ -168,9 +169,6 @@ _CASE_PERIOD = re.compile(
     r"|(day|week|month|year)[\s-](?:pass|ticket|travelcard|card|rover|return|membership))\b",
     re.I,
 )
-_CASE_NAMES = {"hourly": "hour", "daily": "day", "weekly": "week", "fortnightly": "fortnight"}
-_CASE_NAMES |= {"monthly": "month", "quarterly": "quarter", "yearly": "year", "annual": "year"}
-_CASE_NAMES |= {"annually": "year"}
 
 
 def case_periods(text: str) -> frozenset[str]:
@@ -179,7 +177,7 @@ def case_periods(text: str) -> frozenset[str]:
     out = set()
     for m in _CASE_PERIOD.finditer(text):
         word = next(g for g in m.groups() if g).lower()
-        out.add(_CASE_NAMES.get(word, word))
+        out.add(_PERIODS.get(word, word))
     return frozenset(out)
 
 
