@@ -80,13 +80,11 @@ def test_values_against_the_asked_case_are_contradicted(backend: str) -> None:
     assert_right_and_wrong(backend, CONTRADICTED, wrong="contradicted")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the count of a case ('three-day' / 'one-day') weighs next to nothing in alignment: "
-    "at full weight it cost the blind sets 2 true contradictions for 1 false support",
-)
 @pytest.mark.parametrize("backend", LOCAL_BACKENDS)
 def test_the_count_of_a_case_tells_it_apart(backend: str) -> None:
+    # the count weighs next to nothing in alignment (at full weight it cost the blind sets 2
+    # true contradictions for 1 false support), but it tells the two clauses apart
+    # (:mod:`groundwatch.judges.values.contrast`, Session 50)
     assert_right_and_wrong(
         backend, [("What's the fee for the three-day pass?", PASSES, "€25", False)]
     )

@@ -57,6 +57,7 @@ from groundwatch.judges.values.alignment import (
     premise_case,
     worked_out,
 )
+from groundwatch.judges.values.contrast import other_case, other_name
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.names import account_name
 from groundwatch.judges.values.parallel import asked_words, crossed_case
@@ -199,6 +200,10 @@ def _check_values(
             reason=f"value not in the passages: {missing}",
             conflict=None,
         )
+    if claim.verdict == "supported":
+        held_back = _held_for_other_case(claim, values, sentences)
+        if held_back is not None:
+            return held_back
     if claim.verdict == "supported" and short and account.agreed:
         # "Canadian passport" asked, "90 days" stated for "Australian passport" holders
         said = [a.evidence.text for a in account.agreed]
@@ -222,6 +227,24 @@ def _check_values(
                 conflict=None,
             )
     return claim
+
+
+def _held_for_other_case(
+    claim: ClaimJudgement, values: Sequence[StatedValue], sentences: Sequence[tuple[int, str]]
+) -> ClaimJudgement | None:
+    """``claim`` held back (not found) when one of its values is stated for a neighbouring
+    case only, and the claim's words name that case (:mod:`.values.contrast`)."""
+    for v in values:
+        rest = [o for o in values if o is not v]
+        hit = other_case(v, [s for _, s in sentences], rest)
+        if hit is not None:
+            own = f" for {', '.join(hit.own)}" if hit.own else ""
+            return _not_found(
+                claim,
+                f"value stated for another case: {hit.agreed}{own}, "
+                f"{hit.stated} for {', '.join(hit.other)}",
+            )
+    return None
 
 
 def _same_text(value: str, written: str) -> bool:
@@ -390,6 +413,15 @@ def _check_name(
             claim, kind="entity", said=hit.answer, stated=hit.evidence, score=hit.score,
             sentence=sentences[hit.sentence], trace=trace,
         )  # fmt: skip
+    if hit.status == "conflict" and claim.verdict == "supported" and hit.evidence is not None:
+        # the answer's name and the one the evidence gives for the question, in one sentence:
+        # the question's words are said of the other name only
+        said = other_name(parts[0], hit.answer, hit.evidence, sentences[hit.sentence or 0][1])
+        if said:
+            return _not_found(
+                claim,
+                f"stated for another name: {', '.join(said)} of {hit.evidence}, not {hit.answer}",
+            )
     return claim
 
 

@@ -296,6 +296,13 @@ def missing_case(value: StatedValue, evidence: Sequence[StatedValue]) -> bool:
     return not mine & theirs and any(u in units for _, u in theirs)
 
 
+def _period_tells(value: StatedValue, agreeing: StatedValue, best: StatedValue) -> bool:
+    """The claim's value is a rate per the period an agreeing value is stated per, and the
+    better-aligned one is per none or another ("£1,150 a month" against "£1,150 pcm, deposit
+    of five weeks' rent (£1,326)"): the period says which value the claim's is."""
+    return bool(value.period) and agreeing.period == value.period != best.period
+
+
 def account_one(
     value: StatedValue,
     evidence: Sequence[tuple[int, StatedValue]],
@@ -334,7 +341,9 @@ def account_one(
         ]
     best_agree = max(agreeing, key=lambda t: t[0]) if agreeing else None
     slack = SENTENCE_AGREE_SLACK if strict else AGREE_SLACK
-    if best_agree is not None and best_agree[0] >= best[0] - slack:
+    if best_agree is not None and (
+        best_agree[0] >= best[0] - slack or _period_tells(value, best_agree[2], best[2])
+    ):
         return "agreed", AlignedValue(value, best_agree[2], best_agree[1], best_agree[0])
     if exact:
         clear = best[0] >= conflict_score and (

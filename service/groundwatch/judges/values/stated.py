@@ -28,7 +28,16 @@ from groundwatch.judges.values.quantities import Quantity, date_spans, parse_qua
 from groundwatch.judges.values.spelled import fractions_as_digits, numbers_as_digits, spell_out
 from groundwatch.judges.values.units import NUMBER_WORDS
 
-__all__ = ["COUNT_MARK", "Date", "StatedValue", "attribute_at", "case_periods", "stated_values"]
+__all__ = [
+    "COUNT_MARK",
+    "Date",
+    "StatedValue",
+    "attribute_at",
+    "case_periods",
+    "clause_stems",
+    "normalised",
+    "stated_values",
+]
 
 Date = tuple[int | None, int, int | None]  # (year, month, day)
 
@@ -48,13 +57,15 @@ _YEAR = re.compile(r"(?<![\w$€£.,])(?:1[5-9]|20|21)\d\d(?![\w%]|[.,]\d)")
 #: name that the number belongs to.
 _NAME_BEFORE = re.compile(r"(?<=[\w,;] )[A-Z][\w\-]*\s$")
 _PERIOD = re.compile(
-    r"(?:hour(?:ly)?|day|daily|night|week(?:ly)?|month(?:ly)?|year(?:ly)?|annual(?:ly)?|annum|yr|mo|wk)s?",
+    r"(?:hour(?:ly)?|day|daily|night|week(?:ly)?|month(?:ly)?|year(?:ly)?|annual(?:ly)?|annum|yr|mo|wk"
+    r"|pcm|pw)s?",
     re.I,
 )
 _PERIODS = {"hourly": "hour", "daily": "day", "night": "day", "weekly": "week", "wk": "week"}
 _PERIODS |= {"monthly": "month", "mo": "month", "yearly": "year", "annual": "year"}
 _PERIODS |= {"annually": "year", "annum": "year", "yr": "year"}
 _PERIODS |= {"fortnightly": "fortnight", "quarterly": "quarter"}
+_PERIODS |= {"pcm": "month", "pw": "week"}  # a let's rent: per calendar month, per week
 #: Day ranges that name the weekdays or the weekend: their words count as "weekday(s)" /
 #: "weekend(s)" too.
 _WEEKDAYS = re.compile(r"\b(mon(?:day)?)s?\s?(?:-|–|—|to|through|until)\s?fri(?:day)?s?\b", re.I)
@@ -81,6 +92,8 @@ class StatedValue:
     period: str = ""
     #: The years that qualify the value: stated in its clause ("2.61 % in 2022").
     years: frozenset[int] = frozenset()
+    #: Where the value is written in its sentence (with number words as digits: :func:`normalised`).
+    span: tuple[int, int] = (0, 0)
 
 
 def _bounds(text: str, rx: re.Pattern[str], start: int, end: int) -> tuple[int, int]:
@@ -123,6 +136,15 @@ def attribute_at(text: str, start: int, end: int) -> dict[str, float]:
     return out
 
 
+def clause_stems(text: str, start: int, end: int) -> frozenset[str]:
+    """The stems of the clause of the value written at ``text[start:end]`` (counted cases
+    marked: "the 5-year fix" gives "#5year")."""
+    seg = _bounds(text, _SEGMENT_BREAK, start, end)
+    lo, hi = _bounds(text[seg[0] : seg[1]], _CLAUSE_BREAK, start - seg[0], end - seg[0])
+    clause = text[seg[0] + lo : seg[0] + hi]
+    return frozenset(s for m in _WORD.finditer(clause) for s in _stems(m.group(0)))
+
+
 def _stems(token: str) -> tuple[str, ...]:
     """A token's stems for an attribute; "non-members" is another case than "members"; "the
     5-year fix" (or "five-year") is another case than "the 2-year fix": its count is a stem too."""
@@ -132,10 +154,16 @@ def _stems(token: str) -> tuple[str, ...]:
         n = case.group(1)
         count = n if n[0].isdigit() else str(NUMBER_WORDS[n])
         return (*unit, f"{COUNT_MARK}{count}{unit[0]}") if len(unit) == 1 else unit
+    if token.lower() in _ABBREVIATED:
+        return content_words(_ABBREVIATED[token.lower()])
     stems = content_words(_letters(token))
     if token[:4].lower() == "non-" and stems:
         return tuple(f"non{s}" for s in stems)
     return stems
+
+
+#: Periods written short: "£1,150 pcm" is a rent per month.
+_ABBREVIATED = {"pcm": "month", "pw": "week"}
 
 
 #: A counted case ("the 24-month contract") is a word of the attribute, marked: it tells the
@@ -188,7 +216,7 @@ def _letters(token: str) -> str:
     return " ".join(p for p in re.split(r"[-–/]", token) if p and not any(c.isdigit() for c in p))
 
 
-def _normalised(text: str) -> str:
+def normalised(text: str) -> str:
     """The text the quantities are parsed from (number words as digits), so positions agree."""
     return fractions_as_digits(numbers_as_digits(spell_out(text)))
 
@@ -196,7 +224,7 @@ def _normalised(text: str) -> str:
 @lru_cache(maxsize=65536)
 def stated_values(sentence: str) -> tuple[StatedValue, ...]:
     """Every value ``sentence`` states, with its attribute (cached: passages recur)."""
-    text = _normalised(sentence)
+    text = normalised(sentence)
     out: list[StatedValue] = []
     taken: list[tuple[int, int]] = []
     spans: list[tuple[int, int]] = []  # of each value of ``out``
@@ -205,7 +233,11 @@ def stated_values(sentence: str) -> tuple[StatedValue, ...]:
         spans.append((start, end))
         out.append(
             StatedValue(
-                "date", text[start:end], MappingProxyType(attribute_at(text, start, end)), date=date
+                "date",
+                text[start:end],
+                MappingProxyType(attribute_at(text, start, end)),
+                date=date,
+                span=(start, end),
             )
         )
     for start, end, per_day in frequency_spans(text):
@@ -216,7 +248,7 @@ def stated_values(sentence: str) -> tuple[StatedValue, ...]:
         written = text[start:end]
         quantity = Quantity(per_day, per_day, "freq", written, raw=(per_day, per_day))
         attribute = MappingProxyType(attribute_at(text, start, end))
-        out.append(StatedValue("freq", written, attribute, quantity=quantity))
+        out.append(StatedValue("freq", written, attribute, quantity=quantity, span=(start, end)))
     quantities, years, _ = parse_quantities(sentence)
     for m in _YEAR.finditer(text):
         at = (m.start(), m.end())
@@ -225,7 +257,7 @@ def stated_values(sentence: str) -> tuple[StatedValue, ...]:
         taken.append(at)
         spans.append(at)
         attribute = MappingProxyType(attribute_at(text, *at))
-        out.append(StatedValue("year", m.group(0), attribute, year=int(m.group(0))))
+        out.append(StatedValue("year", m.group(0), attribute, year=int(m.group(0)), span=at))
     for q in quantities:
         if q.derived or q.kind.startswith("ord:"):
             continue
@@ -247,7 +279,7 @@ def stated_values(sentence: str) -> tuple[StatedValue, ...]:
             period = (
                 _PERIODS.get(within.group(1).lower(), within.group(1).lower()) if within else period
             )
-        out.append(StatedValue(q.kind, q.text, attribute, quantity=q, period=period))
+        out.append(StatedValue(q.kind, q.text, attribute, quantity=q, period=period, span=span))
     return tuple(_with_years(text, _joined(text, out, spans), spans))
 
 

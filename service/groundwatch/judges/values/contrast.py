@@ -1,0 +1,156 @@
+"""The words that tell a value's case from its neighbour's, and a claim that names the neighbour's.
+
+Usage::
+
+    [v] = stated_values("On the high setting it needs 8 hours.")
+    sentence = "Cook on LOW for 8 hours or on HIGH for 4 to 5 hours."
+    hit = other_case(v, stated_values(sentence)[0], sentence)
+    hit.stated, hit.own, hit.other   # '4 to 5 hours', ('low', 'cook'), ('high',)
+
+A sentence that states two values of one kind says, in each value's clause, what tells them
+apart: "on LOW for 8 hours" / "on HIGH for 4 to 5 hours", "Adults have 206 bones" / "newborn
+babies have around 270". A claim whose value agrees with one of them, but whose words name
+only what the *other* clause says ("on the high setting ... 8 hours"), took the value of the
+neighbouring case. The words the two clauses share, the words that open the sentence before its
+first value of the kind (its topic, said once for both: "The pool opens at 7:00 and closes at
+21:00"), and the noun a count is of, tell nothing apart.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from groundwatch.judges.text.words import content_words
+from groundwatch.judges.values.alignment import agrees, exact_kind
+from groundwatch.judges.values.entities import entity_spans
+from groundwatch.judges.values.stated import (
+    COUNT_MARK,
+    StatedValue,
+    clause_stems,
+    normalised,
+    stated_values,
+)
+
+__all__ = ["OtherCase", "other_case"]
+
+#: A claim's words: of its value's clause (:mod:`.stated`: they weigh 1.0, decaying with
+#: distance; the segment's 0.55).
+_CLAIM = 0.6
+_CASE_WORD = re.compile(r"[\w.]+-[a-z]+", re.I)
+_SEGMENT_START = re.compile(r"[;:]\s*|\s[–—-]\s")
+
+
+@dataclass(frozen=True)
+class OtherCase:
+    """The evidence value the claim's words name the case of (``stated``), and the words that
+    tell the agreeing value's case (``own``) from it (``other``)."""
+
+    agreed: str
+    stated: str
+    own: tuple[str, ...]
+    other: tuple[str, ...]
+
+
+def _kin(value: StatedValue, e: StatedValue) -> bool:
+    """Values of one kind; counts of any noun are kin ("206 bones" / "around 270")."""
+    both_counts = value.kind.startswith("n:") and e.kind.startswith("n:")
+    return exact_kind(value, e) or both_counts
+
+
+def _clause_words(v: StatedValue, text: str, noise: set[str]) -> set[str]:
+    return set(clause_stems(text, *v.span)) - noise
+
+
+def _topic(text: str, start: int) -> set[str]:
+    """The words of ``text``'s segment before ``start``: said of every value after them."""
+    lo = max((m.end() for m in _SEGMENT_START.finditer(text, 0, start)), default=0)
+    return set(content_words(text[lo:start]))
+
+
+def _other_case(
+    value: StatedValue, aligned: StatedValue, sentence: str, others: Sequence[StatedValue]
+) -> OtherCase | None:
+    """The value of ``sentence`` (another than ``aligned``, which agrees with ``value``) whose
+    case ``value``'s words name while they name nothing of ``aligned``'s own; None when none."""
+    values = stated_values(sentence)
+    kin = [e for e in values if _kin(value, e)]
+    rivals = [
+        e
+        for e in kin
+        if not agrees(value, e)
+        and not (e.quantity is not None and e.quantity.bound)
+        and not any(agrees(o, e) for o in others)
+        and not (value.period and aligned.period == value.period != e.period)
+    ]
+    if not rivals:
+        return None
+    text = normalised(sentence)
+    noise = _topic(text, min(e.span[0] for e in kin))
+    noise |= {w for e in kin for w in content_words(e.kind.partition(":")[2])}
+    mine = {w for w, weight in value.attribute.items() if weight >= _CLAIM or w[0] == COUNT_MARK}
+    own = _clause_words(aligned, text, noise)
+    for rival in rivals:
+        theirs = _clause_words(rival, text, noise)
+        said_own, said_other = (own - theirs) & mine, (theirs - own) & mine
+        if said_other and not said_own:
+            shown = _clause_words(aligned, text, set()) - _clause_words(rival, text, set())
+            return OtherCase(
+                aligned.text, rival.text, tuple(sorted(shown)), tuple(sorted(said_other))
+            )
+    return None
+
+
+def other_case(
+    value: StatedValue, evidence: Sequence[str], others: Sequence[StatedValue] = ()
+) -> OtherCase | None:
+    """Where every evidence value that agrees with ``value`` (of exactly its kind) has a
+    neighbour whose case the claim's words name instead, the first such; None otherwise."""
+    if _CASE_WORD.fullmatch(value.text):
+        return None  # "the two-year fix": a case named, not a value stated of one
+    found: OtherCase | None = None
+    for sentence in evidence:
+        for e in stated_values(sentence):
+            if not (_kin(value, e) and agrees(value, e)):
+                continue
+            hit = _other_case(value, e, sentence, others)
+            if hit is None:
+                return None
+            found = found or hit
+    return found
+
+
+_PART = re.compile(r";|\s(?:while|whereas|but)\s")
+_WH = frozenset({"who", "whom", "whose", "what", "which", "where", "when", "how"})
+
+
+def _part_of(sentence: str, start: int, end: int) -> tuple[int, int]:
+    cuts = [0, *(m.start() for m in _PART.finditer(sentence)), len(sentence)]
+    return max(c for c in cuts if c <= start), min(c for c in cuts if c >= end)
+
+
+def other_name(question: str, answer: str, rival: str, sentence: str) -> tuple[str, ...]:
+    """The words of ``question`` that ``sentence`` says of ``rival``'s part, where it names
+    ``answer`` too and says none of them of ``answer``'s part ("Who designed the concert hall?"
+    / "Paolo Ferrante": "The concert hall was designed by Ingrid Halse; its ceiling was designed
+    by Paolo Ferrante"); () when none. The question's words are read twice: without the names
+    it gives (what it asks of them: "Who painted the ceiling of the Lorne Chapel?"), then all.
+    Parts are cut at semicolons, "while", "whereas", "but"."""
+    a, r = sentence.find(answer), sentence.find(rival)
+    if a < 0 or r < 0 or a == r:
+        return ()
+    spans = ((a, a + len(answer)), (r, r + len(rival)))
+    parts = [_part_of(sentence, s, e) for s, e in spans]
+    if parts[0] == parts[1]:
+        return ()  # "Thomas Kerr and Edith Lowe founded it": one part, said of both
+    names = set(content_words(f"{answer} {rival}"))
+    own, theirs = (set(content_words(sentence[lo:hi])) - names for lo, hi in parts)
+    asked = set(content_words(question)) - _WH - names
+    # what the question asks of the thing it names ("painted the ceiling" of "the Lorne
+    # Chapel"), or all its words ("designed" ... "the Vestergaard Concert Hall")
+    named = {w for n in entity_spans(question) for w in content_words(n)}
+    for words in (asked - named, asked):
+        if words and not (own - theirs) & words and (theirs - own) & words:
+            return tuple(sorted((theirs - own) & words))
+    return ()
