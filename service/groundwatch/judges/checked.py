@@ -413,14 +413,23 @@ def _check_name(
             claim, kind="entity", said=hit.answer, stated=hit.evidence, score=hit.score,
             sentence=sentences[hit.sentence], trace=trace,
         )  # fmt: skip
-    if hit.status == "conflict" and claim.verdict == "supported" and hit.evidence is not None:
-        # the answer's name and the one the evidence gives for the question, in one sentence:
-        # the question's words are said of the other name only
-        said = other_name(parts[0], hit.answer, hit.evidence, sentences[hit.sentence or 0][1])
+    if claim.verdict == "supported":
+        # the answer's name and one aligned better with the question, in one sentence: the
+        # question's words are said of the other name only
+        rival, at = (
+            (hit.evidence, hit.sentence)
+            if hit.status == "conflict"
+            else (hit.leader, hit.leader_sentence)
+        )
+        whole = hit.status != "conflict"  # a name aligned less clearly: every word asked
+        said = (
+            other_name(parts[0], hit.answer, rival, sentences[at][1], whole=whole)
+            if rival and at is not None
+            else ()
+        )
         if said:
             return _not_found(
-                claim,
-                f"stated for another name: {', '.join(said)} of {hit.evidence}, not {hit.answer}",
+                claim, f"stated for another name: {', '.join(said)} of {rival}, not {hit.answer}"
             )
     return claim
 

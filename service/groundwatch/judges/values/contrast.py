@@ -130,13 +130,16 @@ def _part_of(sentence: str, start: int, end: int) -> tuple[int, int]:
     return max(c for c in cuts if c <= start), min(c for c in cuts if c >= end)
 
 
-def other_name(question: str, answer: str, rival: str, sentence: str) -> tuple[str, ...]:
+def other_name(
+    question: str, answer: str, rival: str, sentence: str, *, whole: bool = False
+) -> tuple[str, ...]:
     """The words of ``question`` that ``sentence`` says of ``rival``'s part, where it names
     ``answer`` too and says none of them of ``answer``'s part ("Who designed the concert hall?"
     / "Paolo Ferrante": "The concert hall was designed by Ingrid Halse; its ceiling was designed
     by Paolo Ferrante"); () when none. The question's words are read twice: without the names
     it gives (what it asks of them: "Who painted the ceiling of the Lorne Chapel?"), then all.
-    Parts are cut at semicolons, "while", "whereas", "but"."""
+    Parts are cut at semicolons, "while", "whereas", "but". ``whole``: only when the other
+    name's part says every word the question asks of what it names."""
     a, r = sentence.find(answer), sentence.find(rival)
     if a < 0 or r < 0 or a == r:
         return ()
@@ -151,6 +154,11 @@ def other_name(question: str, answer: str, rival: str, sentence: str) -> tuple[s
     # Chapel"), or all its words ("designed" ... "the Vestergaard Concert Hall")
     named = {w for n in entity_spans(question) for w in content_words(n)}
     for words in (asked - named, asked):
-        if words and not (own - theirs) & words and (theirs - own) & words:
-            return tuple(sorted((theirs - own) & words))
+        if not words or (own - theirs) & words:
+            continue
+        said = (theirs - own) & words
+        if said and (said == words or not whole):
+            return tuple(sorted(said))
+        if whole:
+            break
     return ()

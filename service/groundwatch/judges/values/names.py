@@ -49,6 +49,9 @@ class NameAccount:
     evidence: str | None = None
     sentence: int | None = None
     score: float = 0.0
+    #: The name aligned best with the question (another than the answer's) and its sentence.
+    leader: str | None = None
+    leader_sentence: int | None = None
 
 
 def _words(name: str) -> frozenset[str]:
@@ -155,8 +158,16 @@ def account_name(question: str, answer: str, evidence: Sequence[str]) -> NameAcc
     agreeing = [t for t in scored if t[3] & mine]
     best_agree = max(agreeing, key=lambda t: t[0]) if agreeing else None
     if best_agree is not None and (best_agree[0] >= top - NAME_AGREE_SLACK or best_agree in beside):
-        return NameAccount("agreed", named[0], best_agree[1], best_agree[2], best_agree[0])
+        rivals = [t for t in scored if not t[3] & mine]
+        lead = max(rivals, key=lambda t: t[0]) if rivals else None
+        return NameAccount(
+            "agreed", named[0], best_agree[1], best_agree[2], best_agree[0],
+            leader=lead[1] if lead is not None and lead[0] > best_agree[0] else None,
+            leader_sentence=lead[2] if lead is not None else None,
+        )  # fmt: skip
     clear = top >= CONFLICT_SCORE and (best_agree is None or top - best_agree[0] >= MARGIN)
     if clear and not best[3] & mine:
         return NameAccount("conflict", named[0], best[1], best[2], best[0])
-    return NameAccount("unaccounted", named[0])
+    if best[3] & mine:
+        return NameAccount("unaccounted", named[0])
+    return NameAccount("unaccounted", named[0], leader=best[1], leader_sentence=best[2])

@@ -462,11 +462,15 @@ def crossed_case(
     if not mine:
         return None
     free = {w for piece in mine for w in _tokens(piece[2])}
+    # a clause naming the answer with as many of the asked words as the other clause has
+    # gives the answer for the asked case ("Sydney, the largest city," against "Canberra was
+    # selected as the capital ... between Sydney and Melbourne")
+    said_best = max(len(asked & set(content_words(piece[2]))) for piece in mine)
     best: tuple[tuple[float, int], Crossed] | None = None
     for piece in pieces:
         k, _, c = piece
         words = set(content_words(c))
-        if mine_words & words:
+        if mine_words & words or len(asked & words) <= said_best:
             continue
         names = [n for n in entity_spans(c) if _name_words(n) and not _name_words(n) & asked]
         if not names:
