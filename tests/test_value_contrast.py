@@ -23,6 +23,11 @@ CLUB = [
     "The Ashby Rowing Club was founded by Thomas Kerr in 1884, while its boathouse was designed "
     "by Edith Lowe."
 ]
+SWISS = [
+    "Bern, the Swiss capital, has about 140,000 residents, while Zurich, the largest city, has "
+    "over 420,000. Bern became the federal city in 1848 as a compromise between Zurich and "
+    "Lucerne."
+]
 KILN = ["The kiln fires bisque ware at 1,000 °C, while glaze firings reach 1,240 °C."]
 
 
@@ -85,6 +90,7 @@ WRONG: list[Case] = [
     ("How hot is a glaze firing?", KILN, "A glaze firing reaches 1,000 °C.", False),
     ("Who painted the ceiling of the Lorne Chapel?", CHAPEL, "Hugh Dalby", False),
     ("Who founded the Ashby Rowing Club?", CLUB, "Edith Lowe", False),
+    ("What is the largest city in Switzerland?", SWISS, "Bern", False),
 ]  # fmt: skip
 
 RIGHT: list[Case] = [
@@ -93,6 +99,8 @@ RIGHT: list[Case] = [
     ("How much is the rent?", FLAT, "The rent is £1,150 a month.", True),
     ("Who painted the ceiling of the Lorne Chapel?", CHAPEL, "Margaret Ives", True),
     ("Who founded the Ashby Rowing Club?", CLUB, "Thomas Kerr", True),
+    # named again in a sentence about another case ("a compromise between Zurich and ...")
+    ("What is the largest city in Switzerland?", SWISS, "Zurich", True),
 ]  # fmt: skip
 
 
