@@ -91,6 +91,10 @@ WRONG: list[Case] = [
     ("Who painted the ceiling of the Lorne Chapel?", CHAPEL, "Hugh Dalby", False),
     ("Who founded the Ashby Rowing Club?", CLUB, "Edith Lowe", False),
     ("What is the largest city in Switzerland?", SWISS, "Bern", False),
+    # both values stated, each for the other's case
+    ("How many teeth does a kitten have?",
+     ["Adult cats have 30 teeth, while kittens have 26 milk teeth."],
+     "Kittens are born to grow 30 teeth, and adult cats end up with 26.", False),
 ]  # fmt: skip
 
 RIGHT: list[Case] = [

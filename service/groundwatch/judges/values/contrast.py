@@ -22,12 +22,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from groundwatch.judges.text.grammar import PREPOSITIONS, can_be_verb
 from groundwatch.judges.text.words import content_words
 from groundwatch.judges.values.alignment import agrees, exact_kind
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.stated import (
     COUNT_MARK,
     StatedValue,
+    clause_bounds,
     clause_stems,
     normalised,
     stated_values,
@@ -38,6 +40,8 @@ __all__ = ["OtherCase", "other_case"]
 #: A claim's words: of its value's clause (:mod:`.stated`: they weigh 1.0, decaying with
 #: distance; the segment's 0.55).
 _CLAIM = 0.6
+#: ... and of its segment, which may name the value's own case.
+_NEAR = 0.5
 _CASE_WORD = re.compile(r"[\w.]+-[a-z]+", re.I)
 _SEGMENT_START = re.compile(r"[;:]\s*|\s[–—-]\s")
 
@@ -63,6 +67,26 @@ def _clause_words(v: StatedValue, text: str, noise: set[str]) -> set[str]:
     return set(clause_stems(text, *v.span)) - noise
 
 
+def _elided(text: str, values: Sequence[StatedValue]) -> bool:
+    """A clause of one of ``values`` has no subject of its own: it opens (after its
+    conjunction) with a verb or a preposition ("and closes at 21:00", "or on HIGH for 4 to 5
+    hours"), so the words before the sentence's first value are said of it too."""
+    for v in values:
+        lo, _ = clause_bounds(text, *v.span)
+        words = re.findall(r"[A-Za-z]+", text[lo : v.span[0]])
+        words = [w for w in words if w.lower() not in _CONJUNCTIONS]
+        if not words:
+            continue
+        first, second = words[0].lower(), words[1].lower() if len(words) > 1 else ""
+        # "kittens have 26": a subject and its verb; "closes at 21:00": a verb, no subject
+        if first in PREPOSITIONS or (can_be_verb(first) and not can_be_verb(second)):
+            return True
+    return False
+
+
+_CONJUNCTIONS = frozenset({"and", "or", "but", "while", "whilst", "whereas", "then", "also"})
+
+
 def _topic(text: str, start: int) -> set[str]:
     """The words of ``text``'s segment before ``start``: said of every value after them."""
     lo = max((m.end() for m in _SEGMENT_START.finditer(text, 0, start)), default=0)
@@ -81,19 +105,21 @@ def _other_case(
         for e in kin
         if not agrees(value, e)
         and not (e.quantity is not None and e.quantity.bound)
-        and not any(agrees(o, e) for o in others)
         and not (value.period and aligned.period == value.period != e.period)
     ]
     if not rivals:
         return None
     text = normalised(sentence)
-    noise = _topic(text, min(e.span[0] for e in kin))
+    noise = _topic(text, min(e.span[0] for e in kin)) if _elided(text, kin) else set()
     noise |= {w for e in kin for w in content_words(e.kind.partition(":")[2])}
     mine = {w for w, weight in value.attribute.items() if weight >= _CLAIM or w[0] == COUNT_MARK}
+    # any word of the value's own case in the claim's sentence part keeps it ("Profits of
+    # £40,000 fall under the small profits rate, so the company pays 19%")
+    near = {w for w, weight in value.attribute.items() if weight >= _NEAR} | mine
     own = _clause_words(aligned, text, noise)
     for rival in rivals:
         theirs = _clause_words(rival, text, noise)
-        said_own, said_other = (own - theirs) & mine, (theirs - own) & mine
+        said_own, said_other = (own - theirs) & near, (theirs - own) & mine
         if said_other and not said_own:
             shown = _clause_words(aligned, text, set()) - _clause_words(rival, text, set())
             return OtherCase(
@@ -107,8 +133,8 @@ def other_case(
 ) -> OtherCase | None:
     """Where every evidence value that agrees with ``value`` (of exactly its kind) has a
     neighbour whose case the claim's words name instead, the first such; None otherwise."""
-    if _CASE_WORD.fullmatch(value.text):
-        return None  # "the two-year fix": a case named, not a value stated of one
+    if _CASE_WORD.fullmatch(value.text) or (value.quantity is not None and value.quantity.bound):
+        return None  # "the two-year fix", "over 20 kg": a case named, not a value stated of one
     found: OtherCase | None = None
     for sentence in evidence:
         for e in stated_values(sentence):

@@ -34,6 +34,7 @@ __all__ = [
     "StatedValue",
     "attribute_at",
     "case_periods",
+    "clause_bounds",
     "clause_stems",
     "normalised",
     "stated_values",
@@ -136,13 +137,19 @@ def attribute_at(text: str, start: int, end: int) -> dict[str, float]:
     return out
 
 
+def clause_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """Where the clause of the value written at ``text[start:end]`` starts and ends (after a
+    clause break: ", ", "and", "or", "while", ...)."""
+    seg = _bounds(text, _SEGMENT_BREAK, start, end)
+    lo, hi = _bounds(text[seg[0] : seg[1]], _CLAUSE_BREAK, start - seg[0], end - seg[0])
+    return seg[0] + lo, seg[0] + hi
+
+
 def clause_stems(text: str, start: int, end: int) -> frozenset[str]:
     """The stems of the clause of the value written at ``text[start:end]`` (counted cases
     marked: "the 5-year fix" gives "#5year")."""
-    seg = _bounds(text, _SEGMENT_BREAK, start, end)
-    lo, hi = _bounds(text[seg[0] : seg[1]], _CLAUSE_BREAK, start - seg[0], end - seg[0])
-    clause = text[seg[0] + lo : seg[0] + hi]
-    return frozenset(s for m in _WORD.finditer(clause) for s in _stems(m.group(0)))
+    lo, hi = clause_bounds(text, start, end)
+    return frozenset(s for m in _WORD.finditer(text[lo:hi]) for s in _stems(m.group(0)))
 
 
 def _stems(token: str) -> tuple[str, ...]:
