@@ -57,6 +57,7 @@ from groundwatch.judges.values.alignment import (
     premise_case,
     worked_out,
 )
+from groundwatch.judges.values.codes import account_code
 from groundwatch.judges.values.contrast import other_case, other_name
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.names import account_name
@@ -136,6 +137,9 @@ def _check_values(
         flipped = _check_yes_no(claim, question, sentences, trace)
         if flipped is not None:
             return flipped
+    coded = _check_code(claim, question, sentences, trace, short=short)
+    if coded is not None:
+        return coded
     if not values:
         return _check_name(claim, question, sentences, trace)
     terse = short or terse_parts(claim.text, question) is not None
@@ -432,6 +436,36 @@ def _check_name(
                 claim, f"stated for another name: {', '.join(said)} of {rival}, not {hit.answer}"
             )
     return claim
+
+
+def _check_code(
+    claim: ClaimJudgement,
+    question: str,
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
+    *,
+    short: bool,
+) -> ClaimJudgement | None:
+    """A short answer that is a code ("D", "0W-30"), against the code the passages give for
+    what is asked (:mod:`.values.codes`); None when the answer is no code or nothing changes."""
+    parts = terse_parts(claim.text, question)
+    if parts is None and not short:
+        return None
+    asked, answer = parts if parts is not None else (question, claim.text)
+    hit = account_code(asked, _YES_NO.sub("", answer), [s for _, s in sentences])
+    if hit is None or claim.verdict == "contradicted":
+        return None
+    if hit.status == "conflict" and hit.stated is not None and hit.sentence is not None:
+        return contradicted(
+            claim, kind="entity", said=hit.answer, stated=hit.stated, score=_ROLE_SCORE,
+            sentence=sentences[hit.sentence], trace=trace,
+        )  # fmt: skip
+    written = any(
+        re.search(rf"(?<![\w-]){re.escape(hit.answer)}(?![\w-])", s) for _, s in sentences
+    )
+    if hit.status == "unaccounted" and claim.verdict == "supported" and not written:
+        return _not_found(claim, f"code not in the passages: {hit.answer}")
+    return None
 
 
 def _answer_names(question: str, answer: str) -> list[str]:
