@@ -27,12 +27,15 @@ def test_what_a_code_is() -> None:
 
 def test_the_code_given_for_what_is_asked() -> None:
     hit = account_code("What is the energy rating of Flat 3?", "B", HOUSE)
-    assert hit is not None and (hit.status, hit.stated) == ("conflict", "E")
+    assert hit is not None
+    assert (hit.status, hit.stated) == ("conflict", "E")
     hit = account_code("What is the energy rating of Flat 3?", "E", HOUSE)
-    assert hit is not None and hit.status == "agreed"
+    assert hit is not None
+    assert hit.status == "agreed"
     # no candidate aligned with the question: nothing to conflict with
     hit = account_code("What grade do I need in Chemistry?", "A", COURSE)
-    assert hit is not None and hit.status == "unaccounted"
+    assert hit is not None
+    assert hit.status == "unaccounted"
 
 
 @pytest.mark.xfail(
@@ -42,7 +45,8 @@ def test_the_code_given_for_what_is_asked() -> None:
 )
 def test_the_thing_asked_tells_codes_apart() -> None:
     hit = account_code("What IP rating does the charging dock have?", "IP68", PHONE)
-    assert hit is not None and (hit.status, hit.stated) == ("conflict", "IP54")
+    assert hit is not None
+    assert (hit.status, hit.stated) == ("conflict", "IP54")
 
 
 WRONG: list[Case] = [
