@@ -57,6 +57,7 @@ from groundwatch.judges.values.alignment import (
     premise_case,
     worked_out,
 )
+from groundwatch.judges.values.closed_days import closed_on
 from groundwatch.judges.values.codes import account_code
 from groundwatch.judges.values.contrast import other_case, other_name
 from groundwatch.judges.values.entities import entity_spans
@@ -347,11 +348,20 @@ def _check_yes_no(
     otherwise. The model cannot overrule a negation."""
     answer = (trace.answer or "").strip()
     said = _YES_NO.match(answer)
-    if said is None or terse_parts(claim.text, question) is None:
+    if said is None:
         return None
     word = said.group(0).strip(" ,.;:!-").lower()
     statement = declarative(question, "No" if word in _NO_WORDS else "Yes")
     if statement is None:
+        return None
+    # "Yes, from 9 am until noon": each claim of the answer says it opens on the days asked
+    shut = closed_on(statement, [s for _, s in sentences])
+    if shut is not None:
+        return contradicted(
+            claim, kind="negation", said=shut.said, stated=shut.stated, score=_ROLE_SCORE,
+            sentence=sentences[shut.sentence], trace=trace, why=statement,
+        )  # fmt: skip
+    if terse_parts(claim.text, question) is None:
         return None
     for ctx, text in sentences:
         twin = negation_twin(statement, text)
