@@ -87,6 +87,23 @@ def _elided(text: str, values: Sequence[StatedValue]) -> bool:
 _CONJUNCTIONS = frozenset({"and", "or", "but", "while", "whilst", "whereas", "then", "also"})
 
 
+#: A word names a value's case beside it: within this many content words before it or after.
+_BESIDE_BEFORE = 4
+_BESIDE_AFTER = 3
+
+
+def _beside(text: str, v: StatedValue) -> set[str]:
+    """The stems of the words beside ``v`` in its clause (counted cases marked)."""
+    lo, hi = clause_bounds(text, *v.span)
+    before = [s for w in re.findall(r"[\w'’.\-]+", text[lo : v.span[0]]) for s in _stems_of(w)]
+    after = [s for w in re.findall(r"[\w'’.\-]+", text[v.span[1] : hi]) for s in _stems_of(w)]
+    return set(before[-_BESIDE_BEFORE:]) | set(after[:_BESIDE_AFTER])
+
+
+def _stems_of(word: str) -> frozenset[str]:
+    return clause_stems(word, 0, len(word))
+
+
 def _topic(text: str, start: int) -> set[str]:
     """The words of ``text``'s segment before ``start``: said of every value after them."""
     lo = max((m.end() for m in _SEGMENT_START.finditer(text, 0, start)), default=0)
@@ -119,9 +136,10 @@ def _other_case(
     own = _clause_words(aligned, text, noise)
     for rival in rivals:
         theirs = _clause_words(rival, text, noise)
-        said_own, said_other = (own - theirs) & near, (theirs - own) & mine
-        if said_other and not said_own:
-            shown = _clause_words(aligned, text, set()) - _clause_words(rival, text, set())
+        said_own, said_other = (own - theirs) & near, (theirs - own) & mine & _beside(text, rival)
+        shown = _clause_words(aligned, text, set()) - _clause_words(rival, text, set())
+        # both cases named, the other one by a word beside its value ("on HIGH for 4 to 5 hours")
+        if said_other and not said_own and shown:
             return OtherCase(
                 aligned.text, rival.text, tuple(sorted(shown)), tuple(sorted(said_other))
             )
