@@ -29,7 +29,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from groundwatch.contract.record import Evidence
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement, Judge, JudgeError, TraceJudgement
 from groundwatch.judges.cases import (
@@ -41,10 +40,8 @@ from groundwatch.judges.cases import (
     crossed,
     swapped,
 )
-from groundwatch.judges.claims.declarative import declarative
 from groundwatch.judges.claims.short_answers import claim_values, terse_parts
 from groundwatch.judges.rules.added_words import added_words
-from groundwatch.judges.rules.negation_twin import negation_twin
 from groundwatch.judges.text.sentences import split_sentences
 from groundwatch.judges.text.words import as_written, content_words
 from groundwatch.judges.values.alignment import (
@@ -57,7 +54,6 @@ from groundwatch.judges.values.alignment import (
     premise_case,
     worked_out,
 )
-from groundwatch.judges.values.closed_days import closed_on
 from groundwatch.judges.values.codes import account_code
 from groundwatch.judges.values.contrast import other_case, other_name
 from groundwatch.judges.values.entities import entity_spans
@@ -68,13 +64,12 @@ from groundwatch.judges.values.stated import StatedValue, case_periods, stated_v
 from groundwatch.judges.values.topics import passage_topics
 from groundwatch.judges.values.uncovered import uncovered_case, unmentioned
 from groundwatch.judges.values.valued_names import valued_name
+from groundwatch.judges.yes_no import YES_NO, check_yes_no, said_closed
 
 __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
 
 VALUES_VERSION = "vc6"
 
-_YES_NO = re.compile(r"^(?:yes|no|yeah|yep|nope|correct|true|false)\b[\s,.;:!-]*", re.I)
-_NO_WORDS = frozenset({"no", "nope", "false"})
 #: An answer of at most this many words is a short answer: its values are read with the question.
 _SHORT_WORDS = 10
 _VALUE_KINDS = frozenset({"number", "date", "year"})
@@ -129,13 +124,17 @@ def _check_values(
     alone: bool,
 ) -> ClaimJudgement:
     values = claim_values(claim.text, question, short=short, alone=alone)
+    if claim.verdict == "contradicted" and said_closed(question, trace, sentences):
+        # "Is it open on Sundays? No" where a passage says it is closed on Sundays: no model
+        # reading of "opens ... Monday to Saturday" contradicts it
+        return replace(claim, verdict="supported", reason=None, conflict=None)
     if claim.verdict == "contradicted" and claim.conflict is not None:
         checked, settled = _check_conflict(claim, values, sentences, trace, question)
         if settled:
             return checked
         claim = checked  # a case the passages lack: the claim's other values are still checked
     if claim.verdict != "contradicted":
-        flipped = _check_yes_no(claim, question, sentences, trace)
+        flipped = check_yes_no(claim, question, sentences, trace)
         if flipped is not None:
             return flipped
     coded = _check_code(claim, question, sentences, trace, short=short)
@@ -339,45 +338,6 @@ def _named_rightly(
     )  # fmt: skip
 
 
-def _check_yes_no(
-    claim: ClaimJudgement, question: str, sentences: Sequence[tuple[int, str]], trace: RagTrace
-) -> ClaimJudgement | None:
-    """A short "Yes"/"No" answer read as its statement ("Is the museum open on Mondays?" + "No"
-    -> "The museum is not open on Mondays."): contradicted when a passage sentence is that
-    statement's clause with the negation turned round (:mod:`.rules.negation_twin`); None
-    otherwise. The model cannot overrule a negation."""
-    answer = (trace.answer or "").strip()
-    said = _YES_NO.match(answer)
-    if said is None:
-        return None
-    word = said.group(0).strip(" ,.;:!-").lower()
-    statement = declarative(question, "No" if word in _NO_WORDS else "Yes")
-    if statement is None:
-        return None
-    # "Yes, from 9 am until noon": each claim of the answer says it opens on the days asked
-    shut = closed_on(statement, [s for _, s in sentences])
-    if shut is not None:
-        return contradicted(
-            claim, kind="negation", said=shut.said, stated=shut.stated, score=_ROLE_SCORE,
-            sentence=sentences[shut.sentence], trace=trace, why=statement,
-        )  # fmt: skip
-    if terse_parts(claim.text, question) is None:
-        return None
-    for ctx, text in sentences:
-        twin = negation_twin(statement, text)
-        if twin is not None:
-            reason, conflict = twin
-            return replace(
-                claim,
-                verdict="contradicted",
-                score=1.0,
-                evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
-                reason=f"{reason} ({statement})",
-                conflict=conflict,
-            )
-    return None
-
-
 def _check_name(
     claim: ClaimJudgement, question: str, sentences: Sequence[tuple[int, str]], trace: RagTrace
 ) -> ClaimJudgement:
@@ -385,7 +345,7 @@ def _check_name(
     parts = terse_parts(claim.text, question)
     if parts is None:
         return check_sentence_names(claim, sentences, trace)
-    answer = _YES_NO.sub("", parts[1]).strip().rstrip(".")
+    answer = YES_NO.sub("", parts[1]).strip().rstrip(".")
     if answer and claim.verdict != "contradicted":
         asked = asked_words(parts[0]) | asked_words(answer)
         for name in _answer_names(parts[0], answer):
@@ -462,7 +422,7 @@ def _check_code(
     if parts is None and not short:
         return None
     asked, answer = parts if parts is not None else (question, claim.text)
-    hit = account_code(asked, _YES_NO.sub("", answer), [s for _, s in sentences])
+    hit = account_code(asked, YES_NO.sub("", answer), [s for _, s in sentences])
     if hit is None or claim.verdict == "contradicted":
         return None
     if hit.status == "conflict" and hit.stated is not None and hit.sentence is not None:

@@ -1,5 +1,6 @@
 """Open on a day the passages say it is closed: "Is the library open on Sundays? Yes" against
-"The branch is closed on Sundays and Mondays".
+"The branch is closed on Sundays and Mondays"; and not open on a day they say it opens: "Is
+the office open at weekends? No" against "open 09:00 to 13:00 on Saturdays".
 
 Usage::
 
@@ -25,7 +26,7 @@ from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.parallel import clauses
 from groundwatch.judges.values.weekdays import ALL_DAYS, days_named
 
-__all__ = ["ClosedOn", "closed_on"]
+__all__ = ["ClosedOn", "closed_on", "open_on"]
 
 _OPEN = re.compile(r"\b(?:open|opens|opening|run|runs|running|operate|operates|operating)\b", re.I)
 _CLOSED = re.compile(
@@ -34,7 +35,9 @@ _CLOSED = re.compile(
     re.I,
 )
 _NEGATED = re.compile(r"\b(?:not|never|no|isn't|aren't|doesn't|don't|won't|closed)\b", re.I)
-_SCOPE = re.compile(r"\b(?:except|unless|only|if|when|apart|other than|but)\b", re.I)
+_SCOPE = re.compile(
+    r"\b(?:except|unless|only|if|when|apart|other than|but|holidays?|by appointment)\b", re.I
+)
 #: "... opens 7 am to 7 pm Tuesday to Sunday and is closed on Mondays": a second verb phrase
 #: of one subject.
 _SHARED_SUBJECT = re.compile(
@@ -92,3 +95,34 @@ def _days_written(text: str) -> str:
         re.I,
     )
     return m.group(0) if m is not None else ""
+
+
+def open_on(statement: str, evidence: Sequence[str]) -> ClosedOn | None:
+    """The clause of ``evidence`` that says the thing ``statement`` says does not open on some
+    days opens (runs) on one of them ("The office is not open at weekends" against "open 09:00
+    to 13:00 on Saturdays"); None when there is none."""
+    negated = _NOT_OPEN.search(statement)
+    days = days_named(statement)
+    if negated is None or not days or days == ALL_DAYS:
+        return None
+    if _SCOPE.search(statement.replace(negated.group(0), "")):
+        return None
+    mine = _names(statement) | set(content_words(statement))
+    for k, sentence in enumerate(evidence):
+        # days listed with "and" are one clause here ("open ... on weekdays and 09:00-13:00 on
+        # Saturdays")
+        for clause in (p for c in _PARTS.split(sentence) for p in _SHARED_SUBJECT.split(c)):
+            opening = _OPEN.search(clause)
+            if opening is None or _NEGATED.search(clause) or _SCOPE.search(clause):
+                continue
+            if not days_named(clause) & days or not _names(clause) <= mine:
+                continue
+            return ClosedOn(f"{negated.group(0)} {_days_written(statement)}", clause.strip(), k)
+    return None
+
+
+_PARTS = re.compile(r";|\s(?:while|whereas|but)\s")
+_NOT_OPEN = re.compile(
+    r"\b(?:(?:is|are|does|do|will)\s+not|isn't|aren't|doesn't|don't|won't)\s+(?:open|run|operate)\b",
+    re.I,
+)
