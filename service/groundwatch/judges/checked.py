@@ -350,7 +350,11 @@ def _check_name(
         asked = asked_words(parts[0]) | asked_words(answer)
         for name in _answer_names(parts[0], answer):
             other = crossed_case(
-                asked, name, [s for _, s in sentences], [ctx for ctx, _ in sentences]
+                asked,
+                name,
+                [s for _, s in sentences],
+                [ctx for ctx, _ in sentences],
+                question=True,
             )
             checked = crossed(claim, other, "entity", sentences, trace, terse=True)
             if checked is not None:

@@ -450,9 +450,13 @@ def crossed_case(
     answer: str,
     evidence: Sequence[str],
     passage_of: Sequence[int] | None = None,
+    *,
+    question: bool = False,
 ) -> Crossed | None:
     """The parallel clause that names another thing for the asked case than ``answer`` (a
-    name), when the clause naming ``answer`` is about another case; None otherwise."""
+    name), when the clause naming ``answer`` is about another case; None otherwise.
+    ``question``: ``asked`` are a question's words, and a clause naming the answer with as
+    many of them gives it for the asked case."""
     mine_words = _name_words(answer)
     if not mine_words:
         return None
@@ -462,10 +466,11 @@ def crossed_case(
     if not mine:
         return None
     free = {w for piece in mine for w in _tokens(piece[2])}
-    # a clause naming the answer with as many of the asked words as the other clause has
-    # gives the answer for the asked case ("Sydney, the largest city," against "Canberra was
+    # a clause naming the answer with as many of the question's words as the other clause
+    # has gives the answer for the asked case (a claim's own words are always in the clause it
+    # took its name from: the triage HR set lost a true hold, Session 50) ("Sydney, the largest city," against "Canberra was
     # selected as the capital ... between Sydney and Melbourne")
-    said_best = max(len(asked & set(content_words(piece[2]))) for piece in mine)
+    said_best = max(len(asked & set(content_words(piece[2]))) for piece in mine) if question else -1
     best: tuple[tuple[float, int], Crossed] | None = None
     for piece in pieces:
         k, _, c = piece
