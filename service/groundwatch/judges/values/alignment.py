@@ -299,7 +299,7 @@ def missing_case(value: StatedValue, evidence: Sequence[StatedValue]) -> bool:
 def _period_tells(value: StatedValue, agreeing: StatedValue, best: StatedValue) -> bool:
     """The claim's value is a rate per the period an agreeing value is stated per, and the
     better-aligned one is per none or another ("£1,150 a month" against "£1,150 pcm, deposit
-    of five weeks' rent (£1,326)"): the period says which value the claim's is."""
+    of five weeks' rent (£1,326)"): the other value is not the claim's value's rival."""
     return bool(value.period) and agreeing.period == value.period != best.period
 
 
@@ -341,10 +341,12 @@ def account_one(
         ]
     best_agree = max(agreeing, key=lambda t: t[0]) if agreeing else None
     slack = SENTENCE_AGREE_SLACK if strict else AGREE_SLACK
-    if best_agree is not None and (
-        best_agree[0] >= best[0] - slack or _period_tells(value, best_agree[2], best[2])
-    ):
+    if best_agree is not None and best_agree[0] >= best[0] - slack:
         return "agreed", AlignedValue(value, best_agree[2], best_agree[1], best_agree[0])
+    if best_agree is not None and _period_tells(value, best_agree[2], best[2]):
+        # the period says the claim's value may be the agreeing one: never contradicted, but
+        # not agreed either (as agreement it let a blind set's wrong value through, Session 50)
+        return "unaccounted", None
     if exact:
         clear = best[0] >= conflict_score and (
             best_agree is None or best[0] - best_agree[0] >= MARGIN
