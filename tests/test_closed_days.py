@@ -16,7 +16,9 @@ SURGERIES = [
     "weekends."
 ]
 GALLERY = ["The Fenwick Gallery opens 10 am to 5 pm Monday to Saturday; it is closed on Sundays."]
-HOLIDAY = ["The Fenwick Gallery is closed on Mondays, but on bank holiday Mondays it opens 11 to 4."]
+HOLIDAY = [
+    "The Fenwick Gallery is closed on Mondays, but on bank holiday Mondays it opens 11 to 4."
+]
 CAFE = ["The Quay Café is closed on Sundays except in August, when it opens from 10 am to 4 pm."]
 
 
