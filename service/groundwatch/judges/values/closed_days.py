@@ -5,8 +5,8 @@ the office open at weekends? No" against "open 09:00 to 13:00 on Saturdays".
 Usage::
 
     hit = closed_on("Westbrook library is open on Sundays.",
-                    ["Westbrook Library is open Tuesday to Saturday. It is closed on Sundays."])
-    hit.said, hit.stated   # 'open on Sundays', 'closed on Sundays'
+                    ["Westbrook Library is open Tuesday to Saturday.", "It is closed on Sundays."])
+    hit.said, hit.stated   # 'open on Sundays', 'It is closed on Sundays'
 
 Days are a closed class (:mod:`.weekdays`), and so is the pair "open" / "closed": a statement
 that something opens (runs, operates) on some days is contradicted by a clause that says it is

@@ -3,17 +3,17 @@
 Usage::
 
     [v] = stated_values("On the high setting it needs 8 hours.")
-    sentence = "Cook on LOW for 8 hours or on HIGH for 4 to 5 hours."
-    hit = other_case(v, stated_values(sentence)[0], sentence)
-    hit.stated, hit.own, hit.other   # '4 to 5 hours', ('low', 'cook'), ('high',)
+    hit = other_case(v, ["Cook the chili on LOW for 8 hours or on HIGH for 4 to 5 hours."])
+    hit.agreed, hit.stated, hit.other   # '8 hours', '4 to 5 hours', ('high',)
 
 A sentence that states two values of one kind says, in each value's clause, what tells them
 apart: "on LOW for 8 hours" / "on HIGH for 4 to 5 hours", "Adults have 206 bones" / "newborn
-babies have around 270". A claim whose value agrees with one of them, but whose words name
-only what the *other* clause says ("on the high setting ... 8 hours"), took the value of the
-neighbouring case. The words the two clauses share, the words that open the sentence before its
+babies have around 270". A claim of one value that agrees with one of them, but whose words
+name only what the *other* clause says beside its value ("on the high setting ... 8 hours"),
+took the value of the neighbouring case. The words the two clauses share, the noun a count is
+of and, where a clause has no subject of its own, the words that open the sentence before its
 first value of the kind (its topic, said once for both: "The pool opens at 7:00 and closes at
-21:00"), and the noun a count is of, tell nothing apart.
+21:00") tell nothing apart. :func:`other_name` does the same for a short answer's name.
 """
 
 from __future__ import annotations
@@ -110,9 +110,7 @@ def _topic(text: str, start: int) -> set[str]:
     return set(content_words(text[lo:start]))
 
 
-def _other_case(
-    value: StatedValue, aligned: StatedValue, sentence: str, others: Sequence[StatedValue]
-) -> OtherCase | None:
+def _other_case(value: StatedValue, aligned: StatedValue, sentence: str) -> OtherCase | None:
     """The value of ``sentence`` (another than ``aligned``, which agrees with ``value``) whose
     case ``value``'s words name while they name nothing of ``aligned``'s own; None when none."""
     values = stated_values(sentence)
@@ -163,7 +161,7 @@ def other_case(
         for e in stated_values(sentence):
             if not (_kin(value, e) and agrees(value, e)):
                 continue
-            hit = _other_case(value, e, sentence, others)
+            hit = _other_case(value, e, sentence)
             if hit is None:
                 return None
             found = found or hit
