@@ -34,7 +34,7 @@ from groundwatch.judges.values.bands import claim_age, other_band
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.opposite import opposite_case
 from groundwatch.judges.values.parallel import Crossed, asked_words, crossed_case, crossed_value
-from groundwatch.judges.values.stated import StatedValue
+from groundwatch.judges.values.stated import StatedValue, clause_bounds, normalised
 from groundwatch.judges.values.weekdays import days_named, other_days
 
 __all__ = [
@@ -159,10 +159,10 @@ def check_days(
     age = claim_age(f"{question} {claim.text}")
     evidence = [s for _, s in sentences]
     passage_of = [ctx for ctx, _ in sentences]
+    written = normalised(claim.text)
     for value in values:
-        other = _other_case(
-            value, evidence, values, passage_of, days=claim_days, age=age, asked=asked
-        )
+        days = _clause_days(written, value) or claim_days
+        other = _other_case(value, evidence, values, passage_of, days=days, age=age, asked=asked)
         if other is not None:
             said, case, stated, sentence = other
             return _elsewhere(
@@ -170,6 +170,20 @@ def check_days(
                 sentences=sentences, trace=trace,
             )  # fmt: skip
     return None
+
+
+def _clause_days(text: str, value: StatedValue) -> frozenset[int]:
+    """The days named in the clause of ``text`` (a claim, :func:`.values.stated.normalised`)
+    that states ``value``: "Saturday delivery costs £4.99, the same as on weekdays" claims
+    £4.99 for Saturday. Empty when that clause names no day, or ``value`` is not written there."""
+    start, end = value.span
+    if not start < end <= len(text) or text[start:end] != value.text:
+        # a short answer's values are read with its question: found again, when written once
+        start = text.find(value.text) if text.count(value.text) == 1 else -1
+        if start < 0 or not value.text:
+            return frozenset()
+        end = start + len(value.text)
+    return days_named(text[slice(*clause_bounds(text, start, end))])
 
 
 def _other_case(

@@ -42,6 +42,7 @@ _GENERAL = frozenset(
     )
 )
 _WORD = re.compile(r"[A-Za-z][\w'’-]*")
+_OPENS = re.compile(r"[.?!:]\s+$")
 
 
 def _passage_words(passages: Sequence[str]) -> frozenset[str]:
@@ -55,11 +56,11 @@ def _passage_words(passages: Sequence[str]) -> frozenset[str]:
 _DETERMINERS = word_set("a an the his her its their our your my this that these those")
 
 
-def _is_added(token: str, at: int, before: str) -> bool:
-    """A token of the claim (at position ``at``, after the word ``before``) that may be
-    counted as added content."""
+def _is_added(token: str, opens: bool, before: str) -> bool:
+    """A token of the claim (``opens`` a sentence of it or not, after the word ``before``)
+    that may be counted as added content."""
     low = token.lower()
-    if token[:1].isupper() and at > 0:
+    if token[:1].isupper() and not opens:
         return False  # a name: the name checks decide
     if low in NUMBER_WORDS or low in PREPOSITIONS or low in SUBORDINATORS:
         return False
@@ -73,7 +74,13 @@ def added_words(claim: str, question: str, passages: Sequence[str]) -> list[str]
     seen = _passage_words(passages)
     asked = frozenset(content_words(question))
     key = set(ClaimTarget.build(claim).key)
-    tokens = [m.group(0) for m in _WORD.finditer(claim)]
+    found = list(_WORD.finditer(claim))
+    tokens = [m.group(0) for m in found]
+    # the first word of each sentence is capitalised as such ("What colour will it be? Purple."):
+    # no sign of a name
+    opens = [
+        not claim[: m.start()].strip() or bool(_OPENS.search(claim[: m.start()])) for m in found
+    ]
     out: list[str] = []
     for at, token in enumerate(tokens):
         stems = content_words(_PLURALS.get(token.lower(), token))
@@ -83,7 +90,7 @@ def added_words(claim: str, question: str, passages: Sequence[str]) -> list[str]
         if w not in key or w in asked or w in LIGHT_WORDS or w in _GENERAL:
             continue
         before = tokens[at - 1] if at else ""
-        if fuzzy_in(w, seen) or not _is_added(token, at, before):
+        if fuzzy_in(w, seen) or not _is_added(token, opens[at], before):
             continue
         if token not in out:
             out.append(token)
