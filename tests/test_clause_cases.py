@@ -15,6 +15,8 @@ PARKING = ["Quayside car park charges £2.50 an hour on weekdays; Sunday parking
 TRAINS = ["On weekdays the last train to Hexham leaves at 23:10."]
 GLASS = ["Glass goes in the green bin; paper and card go in the blue bin."]
 SOUP = ["The soup of the day is made with roasted butternut squash, onion and sage."]
+POOL = ["Crescent pool: Monday–Friday 06:00–22:00, Saturday 08:00–20:00, Sunday 09:00–18:00."]
+PHARMACY = ["Opening hours: Mon–Fri 08:30–19:00, Sat 09:00–13:00, closed Sundays."]
 FRAME = ["The bike's frame is hand-built from steel tubing and finished in a matt powder coat."]
 
 
@@ -35,6 +37,10 @@ WRONG: list[Case] = [
      "Sunday parking is £2.50 an hour, as on weekdays.", False),
     ("What time is the last Sunday train to Hexham?", TRAINS,
      "The last Sunday train leaves at 23:10, like on weekdays.", False),
+    # a list of days with their hours: the hours of the day before
+    ("What time does the Crescent pool open on Sundays?", POOL, "6 am", False),
+    ("When does the Crescent pool close on Saturdays?", POOL, "At 10 pm.", False),
+    ("What time does the pharmacy close on Saturdays?", PHARMACY, "7 pm", False),
     # a one-word answer no passage has
     ("What colour is the bin for glass?", GLASS, "Red.", False),
     ("Which vegetable is used in the soup?", SOUP, "Carrots.", False),
@@ -48,6 +54,9 @@ RIGHT: list[Case] = [
      "£2.50 an hour on weekdays, and a flat £4 on Sundays.", True),
     ("When is the last train to Hexham on weekdays?", TRAINS,
      "The last weekday train leaves at 23:10.", True),
+    ("What time does the Crescent pool open on Saturdays?", POOL, "8 am", True),
+    ("When does the Crescent pool close on weekdays?", POOL, "At 10 pm.", True),
+    ("What time does the pharmacy open on weekdays?", PHARMACY, "8:30 am", True),
     ("What colour is the bin for glass?", GLASS, "Green.", True),
     ("What material is the frame made of?", FRAME, "Steel.", True),
     ("Which vegetable is used in the soup?", SOUP, "Butternut squash.", True),

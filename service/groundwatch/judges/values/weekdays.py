@@ -79,6 +79,20 @@ def days_named(text: str) -> frozenset[int]:
     return frozenset(days)
 
 
+def _day_pieces(clause: str) -> list[str]:
+    """``clause`` cut at its commas where it lists days with their values ("Monday–Friday
+    06:30–18:00, Saturday 07:00–16:00, closed Sunday"), a piece naming no day joined to the
+    one before it; else ``clause`` whole."""
+    pieces: list[str] = []
+    for part in re.split(r",\s+", clause):
+        if pieces and not days_named(part):
+            pieces[-1] = f"{pieces[-1]}, {part}"
+        else:
+            pieces.append(part)
+    named = [p for p in pieces if days_named(p)]
+    return pieces if len(named) >= 2 else [clause]
+
+
 @dataclass(frozen=True)
 class OtherDays:
     """A claim value the evidence states only for other days than the claim's."""
@@ -101,7 +115,7 @@ def other_days(
     agreeing with none of the ``claimed`` values), if one does. None otherwise."""
     if not claim_days or claim_days == ALL_DAYS or value.kind in ("date", "year"):
         return None
-    pieces = [(k, c) for k, s in enumerate(evidence) for c in clauses(s)]
+    pieces = [(k, p) for k, s in enumerate(evidence) for c in clauses(s) for p in _day_pieces(c)]
     stating = [(k, c) for k, c in pieces if any(agrees(value, e) for e in stated_values(c))]
     if not stating:
         return None
