@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from groundwatch.judges.claims.target import ClaimTarget
+from groundwatch.judges.values.alignment import agrees
 from groundwatch.judges.values.quantities import parse_quantities
 from groundwatch.judges.values.spelled import number_runs, numbers_as_digits
+from groundwatch.judges.values.stated import stated_values
 
 
 @pytest.mark.parametrize(
@@ -67,3 +69,19 @@ def test_number_words_are_a_value_not_words_to_find() -> None:
     assert "thousand" not in key
     assert "two" not in key
     assert "storag" in key
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes"),
+    [
+        # before: "a quarter" read as 25 percent, the hour dropped
+        ("The tour lasts about an hour and a quarter.", 75.0),
+        ("The climb takes two hours and three quarters.", 165.0),
+        ("Allow three-quarters of an hour for the walk.", 45.0),
+        ("It lasts an hour and a half.", 90.0),
+    ],
+)
+def test_parts_of_an_hour_written_in_words(text: str, minutes: float) -> None:
+    [v] = stated_values(text)
+    [m] = stated_values(f"It lasts {minutes:g} minutes.")
+    assert agrees(v, m), (v.text, m.text)

@@ -60,16 +60,24 @@ _HEDGES = frozenset({"about", "around", "roughly", "approximately", "nearly", "a
                      "fewer than", "at least", "at most", "up to", "close to", "well over",
                      "a little", "a bit", "little over", "bit over", "little under",
                      "bit under", "than"})  # fmt: skip
-# "a week and a half", "two years and a half".
+# "a week and a half", "two years and a half", "an hour and a quarter", "an hour and three
+# quarters".
 _UNIT_AND_A_HALF = re.compile(
-    rf"(?<![\w-])(?P<n>{_NUMERATOR_ALT}|\d+)\s+(?P<unit>(?:{UNIT_PATTERN})(?:e?s)?)\s+and\s+a\s+half\b",
+    rf"(?<![\w-])(?P<n>{_NUMERATOR_ALT}|\d+)\s+(?P<unit>(?:{UNIT_PATTERN})(?:e?s)?)\s+and\s+"
+    r"(?P<part>a\s+half|a\s+quarter|three[\s-]+quarters)\b",
     re.I,
 )
+_PARTS = {"a half": 0.5, "a quarter": 0.25, "three quarters": 0.75}
+
+
+def _unit_and_a_part(m: re.Match[str]) -> str:
+    part = _PARTS[re.sub(r"[\s-]+", " ", m.group("part").lower())]
+    return f"{_count(m.group('n')) + part:g} {m.group('unit')}"
 
 
 def fractions_as_digits(text: str) -> str:
     """``text`` with its fractions written as words replaced by digits (see ``_FRACTION``)."""
-    text = _UNIT_AND_A_HALF.sub(lambda m: f"{_count(m.group('n')) + 0.5:g} {m.group('unit')}", text)
+    text = _UNIT_AND_A_HALF.sub(_unit_and_a_part, text)
     pieces: list[str] = []
     last = 0
     for m in _FRACTION.finditer(text):
@@ -128,6 +136,7 @@ _PHRASES = [
     (re.compile(r"\ban\s+hour\s+and\s+a\s+half\b", re.I), "90 minutes"),
     (re.compile(r"\bhalf\s+an?\s+hour\b|\bhalf-hour\b", re.I), "30 minutes"),
     (re.compile(r"\b(?:a\s+)?quarter\s+of\s+an\s+hour\b", re.I), "15 minutes"),
+    (re.compile(r"\bthree[\s-]+quarters\s+of\s+an\s+hour\b", re.I), "45 minutes"),
     (re.compile(r"\bhalf\s+a\s+day\b", re.I), "12 hours"),
     (re.compile(r"\bhalf\s+a\s+year\b", re.I), "6 months"),
     (re.compile(r"\b(?:a|one)\s+fortnight\b", re.I), "14 days"),
