@@ -17,6 +17,9 @@ GLASS = ["Glass goes in the green bin; paper and card go in the blue bin."]
 SOUP = ["The soup of the day is made with roasted butternut squash, onion and sage."]
 POOL = ["Crescent pool: Monday–Friday 06:00–22:00, Saturday 08:00–20:00, Sunday 09:00–18:00."]
 PHARMACY = ["Opening hours: Mon–Fri 08:30–19:00, Sat 09:00–13:00, closed Sundays."]
+CABIN = [
+    "The Lakeview cabin sleeps up to six guests and has two bedrooms; check-in is from 4 pm."
+]
 FRAME = ["The bike's frame is hand-built from steel tubing and finished in a matt powder coat."]
 
 
@@ -41,6 +44,9 @@ WRONG: list[Case] = [
     ("What time does the Crescent pool open on Sundays?", POOL, "6 am", False),
     ("When does the Crescent pool close on Saturdays?", POOL, "At 10 pm.", False),
     ("What time does the pharmacy close on Saturdays?", PHARMACY, "7 pm", False),
+    # a count of what "how many" asks, not any number
+    ("How many bedrooms does the Lakeview cabin have?", CABIN, "Four.", False),
+    ("How many guests can stay in the Lakeview cabin?", CABIN, "Up to eight.", False),
     # a one-word answer no passage has
     ("What colour is the bin for glass?", GLASS, "Red.", False),
     ("Which vegetable is used in the soup?", SOUP, "Carrots.", False),
@@ -79,3 +85,15 @@ def test_a_value_or_word_of_another_case_is_not_supported(backend: str) -> None:
 @pytest.mark.parametrize("backend", LOCAL_BACKENDS)
 def test_right_answers_are_not_contradicted(backend: str) -> None:
     assert_right_and_wrong(backend, RIGHT)
+
+
+COUNTED: list[Case] = [
+    # the count "how many" asks is the passages' count of it, not the sentence's first number
+    ("How many bedrooms does the Lakeview cabin have?", CABIN, "Two.", True),
+    ("How many guests can stay in the Lakeview cabin?", CABIN, "No more than six.", True),
+    ("How many guests can the Lakeview cabin sleep?", CABIN, "Six.", True),
+]
+
+
+def test_a_bare_count_is_a_count_of_what_is_asked() -> None:
+    assert_right_and_wrong("verifier", COUNTED, right_supported=True)

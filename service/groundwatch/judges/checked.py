@@ -123,7 +123,8 @@ def _check_values(
     short: bool,
     alone: bool,
 ) -> ClaimJudgement:
-    values = claim_values(claim.text, question, short=short, alone=alone)
+    counted = {e.kind for _, s in sentences for e in stated_values(s)}
+    values = claim_values(claim.text, question, short=short, alone=alone, counted=counted)
     if claim.verdict == "contradicted" and said_closed(question, trace, sentences):
         # "Is it open on Sundays? No" where a passage says it is closed on Sundays: no model
         # reading of "opens ... Monday to Saturday" contradicts it

@@ -13,11 +13,13 @@ said by the question, so their attribute is read on the question and the answer 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Collection
 from dataclasses import replace
 from types import MappingProxyType
 
 from groundwatch.judges.claims.extract import terse_claim_parts
-from groundwatch.judges.text.words import content_words
+from groundwatch.judges.text.words import STOPWORDS, content_words, stem
 from groundwatch.judges.values.stated import StatedValue, stated_values
 
 __all__ = ["claim_values", "terse_parts"]
@@ -37,12 +39,18 @@ _OWN_WEIGHT = 0.5
 
 
 def claim_values(
-    claim: str, question: str, *, short: bool = False, alone: bool = True
+    claim: str,
+    question: str,
+    *,
+    short: bool = False,
+    alone: bool = True,
+    counted: Collection[str] = (),
 ) -> tuple[StatedValue, ...]:
     """The values ``claim`` states, each with its attribute (for a short answer, or any claim
     of a ``short`` answer such as "6 am" or "From 10 am to 5 pm": read with its question).
     ``alone``: the claim is the whole answer; one of several ("Peak fares are £6.10, and a
-    weekly pass costs £38") keeps its own words in its attributes too."""
+    weekly pass costs £38") keeps its own words in its attributes too. ``counted``: the kinds
+    of the passages' values, for a bare number answering "how many"."""
     parts = terse_parts(claim, question)
     if parts is None and not (short and question.strip()):
         return stated_values(claim)
@@ -67,5 +75,28 @@ def claim_values(
             texts.remove(v.text)
             attribute = {s: w * own_weight if s in own_words else w for s, w in v.attribute.items()}
             attribute = {s: w for s, w in attribute.items() if w > 0.0}
-            out.append(replace(v, attribute=MappingProxyType(attribute or dict(v.attribute))))
+            asked_count = _counted_as_asked(v, q, counted)
+            attribute = attribute or dict(v.attribute)
+            out.append(replace(asked_count, attribute=MappingProxyType(attribute)))
     return tuple(reversed(out))
+
+
+_HOW_MANY = re.compile(r"\bhow\s+many\s+(?:more\s+|other\s+)?([a-z]+)", re.I)
+
+
+def _counted_as_asked(value: StatedValue, question: str, counted: Collection[str]) -> StatedValue:
+    """A bare number answering "How many tickets ...?" ("No more than four") counts tickets,
+    where the passages count tickets (``counted``: their values' kinds): compared with those
+    counts, not with any number of the passages ("10:00"). Where they count them by another
+    noun ("four musicians" for "How many members"), it stays a bare number."""
+    m = _HOW_MANY.search(question)
+    q = value.quantity
+    if m is None or q is None or q.kind != "n:" or value.kind != "n:":
+        return value
+    noun = m.group(1).lower()
+    if noun in STOPWORDS:
+        return value  # "how many of them"
+    kind = "n:" + stem(noun)
+    if kind not in counted:
+        return value
+    return replace(value, kind=kind, quantity=replace(q, kind=kind))
