@@ -30,20 +30,24 @@ from groundwatch.contract.record import Conflict, ConflictKind, Evidence
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement
 from groundwatch.judges.claims.short_answers import claim_values
+from groundwatch.judges.values.alignment import agrees
 from groundwatch.judges.values.bands import claim_age, other_band
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.opposite import opposite_case
+from groundwatch.judges.values.paired import case_confirmed, crossed_pair
 from groundwatch.judges.values.parallel import Crossed, asked_words, crossed_case, crossed_value
-from groundwatch.judges.values.stated import StatedValue, clause_bounds, normalised
+from groundwatch.judges.values.stated import StatedValue, clause_bounds, normalised, stated_values
 from groundwatch.judges.values.weekdays import days_named, other_days
 
 __all__ = [
     "KINDS",
     "check_crossed",
     "check_days",
+    "check_pairs",
     "check_sentence_names",
     "contradicted",
     "crossed",
+    "paired_case",
     "swapped",
 ]
 
@@ -237,6 +241,47 @@ def _elsewhere(
             reason=f"value stated for another case: {said} for {case}",
             conflict=None,
         )
+    return None
+
+
+def paired_case(
+    values: Sequence[StatedValue], sentences: Sequence[tuple[int, str]], question: str = ""
+) -> bool:
+    """A value of the claim stated beside the case its other value, or its ``question``'s,
+    names (:func:`.values.paired.case_confirmed`): which case it is the values say, not the
+    words the clauses share or drop."""
+    evidence = [s for _, s in sentences]
+    given = stated_values(question) if question else ()
+    return any(
+        case_confirmed(v, [*(o for o in values if o is not v), *given], evidence) for v in values
+    )
+
+
+def check_pairs(
+    claim: ClaimJudgement,
+    values: Sequence[StatedValue],
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
+    *,
+    question: str = "",
+) -> ClaimJudgement | None:
+    """A value the passages state beside another case than the one the claim's other value
+    names ("£280" for dogs "over 20 kg", stated for dogs under 20 kg), or a short answer's
+    ``question`` names ("What is the 200 m record?" / "9.58 seconds", the 100 m record), while
+    they state that case with another value (:mod:`.values.paired`): contradicted."""
+    evidence = [s for _, s in sentences]
+    given = stated_values(question) if question else ()
+    for value in values:
+        if any(agrees(value, g) for g in given):
+            continue  # the question's own value, echoed
+        cases = [*(v for v in values if v is not value), *given]
+        hit = crossed_pair(value, cases, evidence)
+        if hit is not None:
+            return contradicted(
+                claim, kind=KINDS.get(value.kind, "number"), said=value.text, stated=hit.stated,
+                score=_CROSSED_SCORE, sentence=sentences[hit.sentence], trace=trace,
+                why=f"{hit.said} is stated for {hit.other}, not {hit.case}",
+            )  # fmt: skip
     return None
 
 

@@ -35,9 +35,11 @@ from groundwatch.judges.cases import (
     KINDS,
     check_crossed,
     check_days,
+    check_pairs,
     check_sentence_names,
     contradicted,
     crossed,
+    paired_case,
     swapped,
 )
 from groundwatch.judges.claims.short_answers import claim_values, terse_parts
@@ -58,6 +60,7 @@ from groundwatch.judges.values.codes import account_code
 from groundwatch.judges.values.contrast import other_case, other_name
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.names import account_name
+from groundwatch.judges.values.paired import stated_together
 from groundwatch.judges.values.parallel import asked_words, crossed_case
 from groundwatch.judges.values.roles import crossed_role
 from groundwatch.judges.values.stated import StatedValue, case_periods, stated_values
@@ -154,7 +157,7 @@ def _check_values(
         given=stated_values(question) if terse and question else (),
         question=question,
     )
-    if account.conflicts:
+    if account.conflicts and not stated_together(values, [s for _, s in sentences]):
         hit = account.conflicts[0]
         kind = KINDS.get(hit.evidence.kind, "number")
         return contradicted(
@@ -165,7 +168,9 @@ def _check_values(
         # A short answer's one value ("Every 4 minutes") is of the case its question asks
         # ("off-peak"); of several, some only qualify the one asked ("1.2 g in 24 hours").
         asks = question if short and alone and len(values) == 1 else ""
-        case = check_crossed(claim, values, sentences, trace, terse=terse, question=asks)
+        case = None
+        if not paired_case(values, sentences, question if terse else ""):
+            case = check_crossed(claim, values, sentences, trace, terse=terse, question=asks)
         if case is None:
             parts = terse_parts(claim.text, question) if terse else None
             case = check_days(
@@ -177,6 +182,8 @@ def _check_values(
                 question=question,
                 short=short,
             )
+        if case is None:
+            case = check_pairs(claim, values, sentences, trace, question=question if terse else "")
         if case is not None:
             return case
     # A value the question gives ("my 20 kg son") is the user's premise, not the passages'.

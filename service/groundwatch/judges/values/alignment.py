@@ -152,6 +152,9 @@ def _quantity_agrees(q: Quantity, e: Quantity) -> bool:
         # A bare number against one with a unit agrees only when written alike ("30" / "30
         # days"), never by falling inside a range of something else ("40" in "18 to 65").
         return q.raw == e.raw or (q.raw[0] == q.raw[1] and q.raw[0] in e.raw)
+    if q.bound and e.bound and q.bound != e.bound:
+        # "dogs over 20 kg" and "dogs under 20 kg": two bounds facing apart are two cases
+        return False
     return q.overlaps(e) or bounds_compatible(q, e)
 
 
