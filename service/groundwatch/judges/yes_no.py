@@ -7,8 +7,9 @@ Usage::
 "Is the museum open on Mondays?" + "No" is "The museum is not open on Mondays." (:mod:`.claims.
 declarative`). It is contradicted when a passage sentence is that statement's clause with the
 negation turned round (:mod:`.rules.negation_twin`), or says the thing is closed on the days the
-statement says it opens, or opens on days it says it does not (:mod:`.values.closed_days`). The
-model cannot overrule a negation.
+statement says it opens, or opens on days it says it does not (:mod:`.values.closed_days`), or a
+"Yes" asks of a value the passages bar ("bags over 32 kg are not accepted": :mod:`.values.barred`).
+The model cannot overrule a negation.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from groundwatch.judges.cases import contradicted
 from groundwatch.judges.claims.declarative import declarative
 from groundwatch.judges.claims.short_answers import terse_parts
 from groundwatch.judges.rules.negation_twin import negation_twin
+from groundwatch.judges.values.barred import barred
 from groundwatch.judges.values.closed_days import closed_on, open_on
 
 __all__ = ["YES_NO", "check_yes_no", "said_closed"]
@@ -65,6 +67,13 @@ def check_yes_no(
         return contradicted(
             claim, kind="negation", said=shut.said, stated=shut.stated, score=_SCORE,
             sentence=sentences[shut.sentence], trace=trace, why=statement,
+        )  # fmt: skip
+    bar = barred(question, texts) if word not in _NO_WORDS else None
+    if bar is not None:
+        # "Can I check a 35 kg bag?" + "Yes" against "bags over 32 kg are not accepted"
+        return contradicted(
+            claim, kind="negation", said=bar.asked, stated=bar.stated, score=_SCORE,
+            sentence=sentences[bar.sentence], trace=trace, why=statement,
         )  # fmt: skip
     if terse_parts(claim.text, question) is None:
         return None
