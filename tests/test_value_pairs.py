@@ -15,6 +15,7 @@ ROOMS = [
     "Rooms cost $180 a night for stays under 3 nights and $150 a night for stays of 3 nights "
     "or more."
 ]
+DELIVERY = ["Delivery costs £4.99 on orders under £40 and is £2 on orders of £40 or more."]
 RACES = ["Entry costs $25 for the 10 km race, while the 5 km fun run costs $15."]
 
 
@@ -41,6 +42,8 @@ WRONG: list[Case] = [
     ("What does a 2 kg parcel cost to send?", PARCELS, "£3.20", False),
     ("How much is a 4-night stay?", ROOMS, "A stay of 4 nights costs $180 a night.", False),
     ("What is the 5 km entry fee?", RACES, "$25", False),
+    # a case of the value's own kind, told apart as a bound
+    ("How much is delivery on a £30 order?", DELIVERY, "£2 for orders under £40.", False),
 ]
 
 RIGHT: list[Case] = [
@@ -48,6 +51,7 @@ RIGHT: list[Case] = [
     ("What does a 2 kg parcel cost to send?", PARCELS, "£5.80", True),
     ("How much is a 4-night stay?", ROOMS, "A stay of 4 nights costs $150 a night.", True),
     ("What is the 5 km entry fee?", RACES, "$15", True),
+    ("How much is delivery on a £30 order?", DELIVERY, "£4.99 for orders under £40.", True),
     ("What do the races cost?", RACES, "The 5 km costs $15 and the 10 km $25.", True),
 ]
 

@@ -111,32 +111,40 @@ def crossed_pair(
     """The first evidence sentence where ``value`` is stated beside a case of one of
     ``cases``' kinds that is not that case, while another piece states that case with another
     value of ``value``'s kind (the only one there); None when there is none."""
-    if _pointless(value) or (value.quantity is not None and value.quantity.bound):
+    if _pointless(value) or _bound(value):
         return None
     for case in cases:
-        if _pointless(case) or exact_kind(case, value):
+        # a case of the value's own kind is told apart as a bound ("£5 for items worth £50
+        # or more")
+        if _pointless(case) or (exact_kind(case, value) and not _bound(case)):
             continue
         for k, sentence in enumerate(evidence):
             pieces = _pieces(sentence)
-            mine = [p for p in pieces if any(agrees(value, e) for e in p)]
+            mine = [p for p in pieces if any(agrees(value, e) and not _bound(e) for e in p)]
             if len(mine) != 1:
                 continue  # stated nowhere, or in several pieces: no one case of its own
-            others = _named(case, mine[0])
+            others = _cases_in(case, mine[0])
             if len(others) != 1 or _is_case(case, others[0]):
                 continue  # the piece names no case of the kind, several, or the claim's own
             for piece in pieces:
-                if piece is mine[0] or not any(_is_case(case, e) for e in _named(case, piece)):
+                named = _cases_in(case, piece)
+                if piece is mine[0] or len(named) != 1 or not _is_case(case, named[0]):
                     continue
-                rivals = _named(value, piece)
-                if len(rivals) == 1 and len(_named(case, piece)) == 1:
-                    rival = rivals[0]
-                    if not agrees(value, rival) and not (
-                        rival.quantity is not None and rival.quantity.bound
-                    ):
-                        return CrossedPair(
-                            value.text, rival.text, _written(case), _written(others[0]), k
-                        )
+                rivals = [e for e in piece if exact_kind(value, e) and not _bound(e)]
+                if len(rivals) == 1 and not agrees(value, rivals[0]):
+                    return CrossedPair(
+                        value.text, rivals[0].text, _written(case), _written(others[0]), k
+                    )
     return None
+
+
+def _bound(v: StatedValue) -> bool:
+    return v.quantity is not None and bool(v.quantity.bound)
+
+
+def _cases_in(case: StatedValue, piece: Sequence[StatedValue]) -> list[StatedValue]:
+    """The values of ``piece`` that name a case of ``case``'s kind (bounds, for a bound)."""
+    return [e for e in piece if exact_kind(case, e) and (_bound(e) or not _bound(case))]
 
 
 def stated_together(values: Sequence[StatedValue], evidence: Sequence[str]) -> bool:
