@@ -64,3 +64,18 @@ def test_another_cases_value_is_contradicted(backend: str) -> None:
 @pytest.mark.parametrize("backend", LOCAL_BACKENDS)
 def test_the_cases_own_value_is_not_contradicted(backend: str) -> None:
     assert_right_and_wrong(backend, RIGHT)
+
+
+DROPS = [
+    "Cetirizine drops: children aged 2 to 6 years, 5 drops twice daily; children aged 6 to 12 "
+    "years, 10 drops twice daily; adults, 20 drops once daily."
+]
+#: An age no band holds: the case is one the passages lack (not found), whatever the pairing.
+UNCOVERED: list[Case] = [
+    ("Can my 9-month-old have the cetirizine drops?", DROPS, "Yes, 5 drops once a day.", True),
+]
+
+
+@pytest.mark.parametrize("backend", LOCAL_BACKENDS)
+def test_an_age_no_band_holds_is_not_contradicted(backend: str) -> None:
+    assert_right_and_wrong(backend, UNCOVERED)

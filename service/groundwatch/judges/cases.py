@@ -31,7 +31,7 @@ from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement
 from groundwatch.judges.claims.short_answers import claim_values
 from groundwatch.judges.values.alignment import agrees
-from groundwatch.judges.values.bands import claim_age, other_band
+from groundwatch.judges.values.bands import claim_age, other_band, uncovered_age
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.opposite import opposite_case
 from groundwatch.judges.values.paired import case_confirmed, crossed_pair
@@ -270,6 +270,8 @@ def check_pairs(
     ``question`` names ("What is the 200 m record?" / "9.58 seconds", the 100 m record), while
     they state that case with another value (:mod:`.values.paired`): contradicted."""
     evidence = [s for _, s in sentences]
+    if uncovered_age(f"{question} {claim.text}", evidence):
+        return None  # the age asked is no band's: a case the passages lack, not another's
     given = stated_values(question) if question else ()
     for value in values:
         if any(agrees(value, g) for g in given):

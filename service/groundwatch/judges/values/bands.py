@@ -31,7 +31,7 @@ from groundwatch.judges.values.alignment import agrees, attribute_score, exact_k
 from groundwatch.judges.values.parallel import clauses
 from groundwatch.judges.values.stated import StatedValue, stated_values
 
-__all__ = ["Band", "OtherBand", "age_band", "claim_age", "other_band"]
+__all__ = ["Band", "OtherBand", "age_band", "claim_age", "other_band", "uncovered_age"]
 
 Band = tuple[float, float]  # (youngest, oldest) age, inclusive
 
@@ -58,9 +58,24 @@ _AGE_WORDS = re.compile(r"\b(?:aged?|ages|years?|yrs?|child(?:ren)?|adults?|kids
 
 
 def claim_age(text: str) -> float | None:
-    """The one age ``text`` names ("my 12-year-old", "aged 8"); None for none or several."""
+    """The one age ``text`` names ("my 12-year-old", "aged 8", "my 18-month-old": 1.5);
+    None for none or several."""
     ages = {float(a or b) for a, b in _AGE.findall(text)}
+    ages |= {int(m) / 12 for m in _MONTHS_OLD.findall(text)}
     return ages.pop() if len(ages) == 1 else None
+
+
+def uncovered_age(text: str, evidence: Sequence[str]) -> bool:
+    """``text`` names one age, the ``evidence`` states age bands and none of them holds it
+    ("my 18-month-old" against doses for ages 2 to 6 and 6 to 12): a case they lack."""
+    age = claim_age(text)
+    if age is None:
+        return False
+    bands = [b for s in evidence for c in clauses(s) if (b := age_band(c)) is not None]
+    return bool(bands) and not any(lo <= age <= hi for lo, hi in bands)
+
+
+_MONTHS_OLD = re.compile(r"\b(\d{1,2})[\s-]?months?[\s-]?olds?\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=16384)
