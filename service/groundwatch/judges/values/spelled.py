@@ -140,13 +140,24 @@ _PHRASES = [
     (re.compile(r"\bhalf\s+a\s+day\b", re.I), "12 hours"),
     (re.compile(r"\bhalf\s+a\s+year\b", re.I), "6 months"),
     (re.compile(r"\b(?:a|one)\s+fortnight\b", re.I), "14 days"),
+    (re.compile(r"\b(?:twelve\s+)?(?:noon|midday)\b", re.I), "12:00"),
+    (re.compile(r"\b(?:twelve\s+)?midnight\b", re.I), "00:00"),
 ]
 
 
 def spell_out(text: str) -> str:
     for rx, repl in _PHRASES:
         text = rx.sub(repl, text)
-    return text
+    return _SLASH_PERIOD.sub(lambda m: f" per {_PERIODS[m.group(1).lower()]}", text)
+
+
+# "$12/month", "£450/mo", "€9/user": a rate per a period, as "per month" reads.
+_PERIODS = {"month": "month", "mo": "month", "mth": "month", "year": "year", "yr": "year",
+            "week": "week", "wk": "week", "day": "day", "hour": "hour", "hr": "hour",
+            "night": "night"}  # fmt: skip
+_SLASH_PERIOD = re.compile(
+    r"(?<=\d)\s*/\s*(month|mo|mth|year|yr|week|wk|day|hour|hr|night)\b", re.I
+)
 
 
 # Numbers of several words: "three hundred and fifty", "one thousand two hundred", "twenty one",
