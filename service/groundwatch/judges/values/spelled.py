@@ -148,22 +148,7 @@ _PHRASES = [
 def spell_out(text: str) -> str:
     for rx, repl in _PHRASES:
         text = rx.sub(repl, text)
-    text = _A_PERIOD.sub(_a_period, text)
     return _SLASH_PERIOD.sub(lambda m: f" per {_PERIODS[m.group(1).lower()]}", text)
-
-
-# "takes a week", "for a year", "within a month": one period as a duration. Not a rate's period
-# ("£30 a week", "twice a week") nor an ordinal's ("the first week"): only after these words.
-_A_PERIOD = re.compile(
-    r"\b(?P<before>takes?|took|lasts?|lasted|for|within|in|about|around|roughly|nearly|almost|"
-    r"over|under|than|to)\s+(?:a|one)\s+(?P<period>week|month|year)\b(?!\s+(?:and|or)\b)",
-    re.I,
-)
-_ONE_PERIOD = {"week": "7 days", "month": "1 month", "year": "12 months"}
-
-
-def _a_period(m: re.Match[str]) -> str:
-    return f"{m.group('before')} {_ONE_PERIOD[m.group('period').lower()]}"
 
 
 # "$12/month", "£450/mo", "€9/user": a rate per a period, as "per month" reads.
