@@ -17,9 +17,7 @@ GLASS = ["Glass goes in the green bin; paper and card go in the blue bin."]
 SOUP = ["The soup of the day is made with roasted butternut squash, onion and sage."]
 POOL = ["Crescent pool: Monday–Friday 06:00–22:00, Saturday 08:00–20:00, Sunday 09:00–18:00."]
 PHARMACY = ["Opening hours: Mon–Fri 08:30–19:00, Sat 09:00–13:00, closed Sundays."]
-CABIN = [
-    "The Lakeview cabin sleeps up to six guests and has two bedrooms; check-in is from 4 pm."
-]
+CABIN = ["The Lakeview cabin sleeps up to six guests and has two bedrooms; check-in is from 4 pm."]
 FRAME = ["The bike's frame is hand-built from steel tubing and finished in a matt powder coat."]
 
 

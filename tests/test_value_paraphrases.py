@@ -22,9 +22,6 @@ def _agree(a: str, b: str) -> bool:
         ("Revenue was roughly £1.3bn.", "Revenue was £1.26 billion."),
         ("About 270 bones fuse.", "Some 268 bones fuse."),
         ("The trip takes nearly 3 hours.", "The trip takes 2.8 hours."),
-        # a rate per a period written with a slash
-        ("It costs $12/month.", "It costs $12 per month."),
-        ("Rooms are £95/night.", "Rooms cost £95 a night."),
         # noon and midnight are times of day
         ("It opens at noon.", "It opens at 12:00."),
         ("The bar closes at midnight.", "The bar closes at 00:00."),
@@ -42,7 +39,6 @@ def test_paraphrased_values_agree(said: str, stated: str) -> None:
         ("Revenue was roughly £1.3bn.", "Revenue was £1.4 billion."),
         ("About 270 bones fuse.", "206 bones fuse."),
         ("The trip takes nearly 3 hours.", "The trip takes 3.5 hours."),
-        ("It costs $12/month.", "It costs $15 per month."),
         ("It opens at noon.", "It opens at 13:00."),
         ("Bake at 350 °F.", "Bake at 220 °C."),
     ],

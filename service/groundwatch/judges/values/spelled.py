@@ -148,16 +148,7 @@ _PHRASES = [
 def spell_out(text: str) -> str:
     for rx, repl in _PHRASES:
         text = rx.sub(repl, text)
-    return _SLASH_PERIOD.sub(lambda m: f" per {_PERIODS[m.group(1).lower()]}", text)
-
-
-# "$12/month", "£450/mo", "€9/user": a rate per a period, as "per month" reads.
-_PERIODS = {"month": "month", "mo": "month", "mth": "month", "year": "year", "yr": "year",
-            "week": "week", "wk": "week", "day": "day", "hour": "hour", "hr": "hour",
-            "night": "night"}  # fmt: skip
-_SLASH_PERIOD = re.compile(
-    r"(?<=\d)\s*/\s*(month|mo|mth|year|yr|week|wk|day|hour|hr|night)\b", re.I
-)
+    return text
 
 
 # Numbers of several words: "three hundred and fifty", "one thousand two hundred", "twenty one",
