@@ -73,22 +73,23 @@ def test_the_third_pair_of_halves_is_apart_from_the_rest() -> None:
     assert not {r["premise"] for r in dev2 + blind3} & {r["premise"] for r in others}
 
 
-# Measured 2026-12-07 (Session 50, values check vc7, final); bars a little below. Session 49
-# (vc6) -> Session 50 (vc7): false support dev2 0.252 -> 0.194 (verifier), 0.165 -> 0.107
-# (embedded), blind 0.265 -> 0.255 (verifier); the other blind figures unchanged
-# (docs/accuracy.md).
+# Measured 2026-12-07 (Session 51, values check vc8, final); bars a little below. Session 50
+# (vc7) -> Session 51 (vc8): contradicted recall dev2 0.275 -> 0.391 (verifier), 0.333 -> 0.449
+# (embedded), false support dev2 0.194 -> 0.155 / 0.107 -> 0.078; blind halves: recall up
+# 0.04-0.05 for both judges, false support unchanged but blind3 (0.388 -> 0.379, 0.243 ->
+# 0.233) (docs/accuracy.md).
 # (half, backend): (max false support, min contradicted recall, min contradicted precision)
 GATES = {
-    ("dev", "verifier"): (0.11, 0.47, 0.88),  # measured 0.078, 0.514, 0.923 of 39
-    ("dev", "embedded"): (0.05, 0.57, 0.80),  # measured 0.020, 0.614, 0.843 of 51
-    ("dev2", "verifier"): (0.23, 0.23, 0.85),  # measured 0.194, 0.275, 0.905 of 21
-    ("dev2", "embedded"): (0.14, 0.29, 0.83),  # measured 0.107, 0.333, 0.885 of 26
-    ("blind", "verifier"): (0.29, 0.21, 0.79),  # measured 0.255, 0.243, 0.850 of 20
-    ("blind", "embedded"): (0.15, 0.26, 0.75),  # measured 0.118, 0.300, 0.808 of 26
-    ("blind2", "verifier"): (0.29, 0.30, 0.70),  # measured 0.257, 0.333, 0.742 of 31
-    ("blind2", "embedded"): (0.22, 0.31, 0.71),  # measured 0.188, 0.348, 0.750 of 32
-    ("blind3", "verifier"): (0.42, 0.18, 0.60),  # measured 0.388, 0.217, 0.652 of 23
-    ("blind3", "embedded"): (0.28, 0.21, 0.58),  # measured 0.243, 0.246, 0.630 of 27
+    ("dev", "verifier"): (0.11, 0.53, 0.88),  # measured 0.078, 0.571, 0.930 of 43
+    ("dev", "embedded"): (0.05, 0.61, 0.80),  # measured 0.020, 0.657, 0.852 of 54
+    ("dev2", "verifier"): (0.19, 0.35, 0.88),  # measured 0.155, 0.391, 0.931 of 29
+    ("dev2", "embedded"): (0.11, 0.40, 0.86),  # measured 0.078, 0.449, 0.912 of 34
+    ("blind", "verifier"): (0.29, 0.25, 0.78),  # measured 0.255, 0.286, 0.833 of 24
+    ("blind", "embedded"): (0.15, 0.30, 0.75),  # measured 0.118, 0.343, 0.800 of 30
+    ("blind2", "verifier"): (0.29, 0.34, 0.71),  # measured 0.257, 0.377, 0.765 of 34
+    ("blind2", "embedded"): (0.22, 0.35, 0.70),  # measured 0.188, 0.391, 0.750 of 36
+    ("blind3", "verifier"): (0.42, 0.22, 0.62),  # measured 0.379, 0.261, 0.667 of 27
+    ("blind3", "embedded"): (0.27, 0.25, 0.59),  # measured 0.233, 0.290, 0.645 of 31
 }
 
 

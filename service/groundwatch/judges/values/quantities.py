@@ -23,6 +23,7 @@ from groundwatch.judges.text.words import STOPWORDS, content_words, stem, word_s
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.holidays import holiday_spans
 from groundwatch.judges.values.measures import UNIT_TOKEN, measure_of
+from groundwatch.judges.values.rounded import rounded_range
 from groundwatch.judges.values.spelled import fractions_as_digits, numbers_as_digits, spell_out
 from groundwatch.judges.values.units import (
     CURRENCIES,
@@ -395,7 +396,7 @@ def parse_quantities(
         if kind == "fahrenheit":  # "350 °F" is about "180 °C"
             lo, hi, kind = (lo - 32) * 5 / 9, (hi - 32) * 5 / 9, "celsius"
         elif b is None and not bound:
-            lo, hi = _hedged(before, m.group("a"), lo, scale * factor)
+            lo, hi = rounded_range(before, m.group("a"), lo, scale * factor)
         out.append(
             Quantity(
                 lo,
@@ -412,35 +413,6 @@ def parse_quantities(
         )
     out.extend(_proportions(masked))
     return tuple(out), frozenset(years), tuple(dates)
-
-
-#: A rounded value: "about 48 million", "roughly £1.3bn", "nearly 3 hours".
-_HEDGE = re.compile(
-    r"\b(?:(?P<both>about|around|roughly|approximately|approx\.?|some|circa)"
-    r"|(?P<below>nearly|almost|just\s+under))\s*$",
-    re.I,
-)
-_DIGITS = re.compile(r"\d+(?:\.(?P<dec>\d+))?")
-
-
-def _hedged(before: str, written: str, value: float, unit: float) -> tuple[float, float]:
-    """The values a rounded number stands for: "about 1.3" any of 1.25 to 1.35, "about 270"
-    265 to 275, "nearly 3" 2 to 3 (``unit``: what one of its written units is worth); the
-    value alone when nothing before it says it is rounded."""
-    hedge = _HEDGE.search(before)
-    digits = _DIGITS.fullmatch(written.replace(",", ""))
-    if hedge is None or digits is None:
-        return value, value
-    whole = digits.group(0).split(".")[0]
-    if digits.group("dec"):
-        step = 10.0 ** -len(digits.group("dec"))
-    else:
-        zeros = len(whole) - len(whole.rstrip("0"))
-        step = 10.0**zeros if zeros < len(whole) else 1.0
-    step *= unit
-    if hedge.group("below"):
-        return value - step, value
-    return value - step / 2, value + step / 2
 
 
 _UNIT_AFTER = re.compile(rf"[\s-]?({UNIT_TOKEN.pattern})")
