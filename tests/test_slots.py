@@ -212,7 +212,7 @@ def test_superlative_is_no_bound() -> None:
         ("It took 2 yr.", "time", 730.5),
         ("It is 3 km.", "length", 3000.0),
         ("It holds 2 terabytes.", "data", 2e6),
-        ("It is 50 °F.", "fahrenheit", 50.0),
+        ("It is 50 °F.", "celsius", 10.0),  # a temperature, not a change: read as Celsius
         ("It weighs 3 oz.", "mass", 3 * 0.02835),
     ],
 )

@@ -45,3 +45,11 @@ def test_paraphrased_values_agree(said: str, stated: str) -> None:
 )
 def test_the_same_forms_with_another_value_disagree(said: str, stated: str) -> None:
     assert not _agree(said, stated)
+
+
+def test_a_change_of_temperature_stays_in_its_unit() -> None:
+    # 1.5 °F warmer is 0.8 °C warmer, not -16.9 °C: a change is not converted as a temperature
+    [v] = stated_values("It warmed by 1.5 °F.")
+    assert v.kind == "fahrenheit"
+    [v] = stated_values("Expect a 3 °F rise by Friday.")
+    assert v.kind == "fahrenheit"

@@ -25,6 +25,7 @@ from groundwatch.judges.values.holidays import holiday_spans
 from groundwatch.judges.values.measures import UNIT_TOKEN, measure_of
 from groundwatch.judges.values.rounded import rounded_range
 from groundwatch.judges.values.spelled import fractions_as_digits, numbers_as_digits, spell_out
+from groundwatch.judges.values.temperatures import as_celsius
 from groundwatch.judges.values.units import (
     CURRENCIES,
     MONTHS,
@@ -393,8 +394,9 @@ def parse_quantities(
             bound = _bound_before(before) or _bound_after(masked[max(ends) :])
         if kind == "time" and _MARK.search(before):
             bound = ""  # "after 60 days" is the 60-day mark, not any time over 60 days
-        if kind == "fahrenheit":  # "350 °F" is about "180 °C"
-            lo, hi, kind = (lo - 32) * 5 / 9, (hi - 32) * 5 / 9, "celsius"
+        celsius = as_celsius(kind, lo, hi, before, masked[max(ends) :])
+        if celsius is not None:
+            (lo, hi), kind = celsius, "celsius"
         elif b is None and not bound:
             lo, hi = rounded_range(before, m.group("a"), lo, scale * factor)
         out.append(
