@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from groundwatch.judges.values.alignment import agrees, exact_kind
 from groundwatch.judges.values.parallel import clauses
@@ -42,16 +43,18 @@ class CrossedPair:
     sentence: int
 
 
-def _pieces(sentence: str) -> list[tuple[StatedValue, ...]]:
+@lru_cache(maxsize=16384)
+def _pieces(sentence: str) -> tuple[tuple[StatedValue, ...], ...]:
     """The values of each piece of ``sentence``: its clauses, cut again at commas; a value
-    after "up to" is a case's upper bound ("parcels up to 1 kg" / "parcels over 1 kg")."""
+    after "up to" is a case's upper bound ("parcels up to 1 kg" / "parcels over 1 kg").
+    Cached: every value and case of every claim reads the same passage sentences."""
     out = []
     for clause in clauses(sentence):
         for piece in re.split(r",\s+", clause):
             if piece.strip():
                 text = normalised(piece)
                 out.append(tuple(_up_to(text, v) for v in stated_values(piece)))
-    return out
+    return tuple(out)
 
 
 def _up_to(text: str, v: StatedValue) -> StatedValue:
