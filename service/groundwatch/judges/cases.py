@@ -14,10 +14,9 @@ case is too loosely read to contradict on), or None (nothing to change):
 * :func:`check_crossed`: parallel clauses (:mod:`.values.parallel`);
 * :func:`check_days`: days of the week, age bands, opposite cases (:mod:`.values.weekdays`,
   :mod:`.values.bands`, :mod:`.values.opposite`);
+* :func:`check_asked_case`: a short answer's value stated beside another case's only, where
+  the question's words name that other case (:mod:`.values.contrast`);
 * :func:`check_sentence_names`: a sentence giving one named thing another's attribute;
-* :func:`swapped`: two claims of one answer, each holding the other's value ("750 kg braked and
-  2,000 kg unbraked" against "2,000 kg braked and 750 kg unbraked"): contradicted, whatever
-  words name the cases.
 """
 
 from __future__ import annotations
@@ -29,9 +28,11 @@ from dataclasses import replace
 from groundwatch.contract.record import Conflict, ConflictKind, Evidence
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement
-from groundwatch.judges.claims.short_answers import claim_values
+from groundwatch.judges.text.grammar import LIGHT_WORDS
+from groundwatch.judges.text.words import as_written, content_words
 from groundwatch.judges.values.alignment import agrees
 from groundwatch.judges.values.bands import claim_age, other_band, uncovered_age
+from groundwatch.judges.values.contrast import other_case
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.opposite import opposite_case
 from groundwatch.judges.values.paired import case_confirmed, crossed_pair
@@ -41,6 +42,8 @@ from groundwatch.judges.values.weekdays import days_named, other_days
 
 __all__ = [
     "KINDS",
+    "absent_words",
+    "check_asked_case",
     "check_crossed",
     "check_days",
     "check_pairs",
@@ -48,7 +51,6 @@ __all__ = [
     "contradicted",
     "crossed",
     "paired_case",
-    "swapped",
 ]
 
 KINDS: dict[str, ConflictKind] = {"date": "date", "year": "year"}
@@ -318,44 +320,50 @@ def _coordinated(text: str, a: str, b: str) -> bool:
     return bool(re.search(rf"{x}{join}{y}|{y}{join}{x}", text, re.IGNORECASE))
 
 
-def swapped(
-    claims: Sequence[ClaimJudgement],
+_WH_QUESTION = re.compile(r"\s*(?:what|which|who|whom|whose|how|when|where)\b", re.I)
+#: Question words that ask (or restate a period the values carry), no case of their own.
+_WH_WORDS = ("what", "which", "who", "whom", "whose", "how", "when", "where")
+_NO_CASE = frozenset(
+    content_words(
+        "time day date long much many often price cost amount number size age old far big large "
+        "small high low fast annual annually yearly monthly weekly daily hourly nightly"
+    )
+).union(_WH_WORDS)
+
+
+def absent_words(question: str, evidence: Sequence[str]) -> list[str]:
+    """The words ``question`` names a case by that no ``evidence`` sentence has."""
+    seen = {w for s in evidence for w in content_words(s)}
+    return [
+        w
+        for w in content_words(question)
+        if w not in seen and w not in _NO_CASE and w not in LIGHT_WORDS and w.isalpha()
+    ]
+
+
+def check_asked_case(
+    claim: ClaimJudgement,
+    value: StatedValue,
     question: str,
     sentences: Sequence[tuple[int, str]],
     trace: RagTrace,
-) -> list[ClaimJudgement]:
-    """``claims`` (of one answer), where two that give a value another case's hold each
-    other's ("The Cascade 3 tows 750 kg braked" / "2,000 kg unbraked" against "2,000 kg braked
-    and 750 kg unbraked"): both contradicted. One crossing alone may be a loose reading of a
-    plain word (held back); two that mirror each other are the two cases swapped."""
-    out = list(claims)
-    hits: dict[int, Crossed] = {}
-    if sum(c.verdict != "contradicted" for c in claims) < 2:
-        return out
-    for i, claim in enumerate(claims):
-        if claim.verdict != "contradicted":
-            hit = _hit(claim, question, sentences)
-            if hit is not None:
-                hits[i] = hit
-    for i, a in hits.items():
-        for j, b in hits.items():
-            if i < j and a.sentence == b.sentence and (a.said, a.stated) == (b.stated, b.said):
-                for k, hit in ((i, a), (j, b)):
-                    out[k] = (
-                        crossed(claims[k], hit, "number", sentences, trace, terse=True) or out[k]
-                    )
-    return out
-
-
-def _hit(
-    claim: ClaimJudgement, question: str, sentences: Sequence[tuple[int, str]]
-) -> Crossed | None:
-    values = claim_values(claim.text, question)
-    evidence = [s for _, s in sentences]
-    passage_of = [ctx for ctx, _ in sentences]
-    asked = asked_words(claim.text)
-    for value in values:
-        hit = crossed_value(value, asked, evidence, values, passage_of)
-        if hit is not None:
-            return hit
-    return None
+) -> ClaimJudgement | None:
+    """A short answer's one value (to a wh-question) that the passages state only beside a
+    value of exactly its kind whose case the question's words name ("How long is the 0% period
+    on purchases?" / "24 months": "0% on purchases for 20 months and 0% on balance transfers for
+    24 months"): contradicted. None where the question names a case no passage mentions ("on
+    Sundays", "wheel alignment": the value may be the asked case's, stated nowhere)."""
+    texts = [s for _, s in sentences]
+    if not _WH_QUESTION.match(question) or absent_words(question, texts):
+        return None
+    hit = other_case(value, texts, exact=True)
+    if hit is None:
+        return None
+    text = texts[hit.sentence]
+    own = f" for {', '.join(as_written(text, hit.own))}" if hit.own else ""
+    other = ", ".join(as_written(text, hit.other))
+    return contradicted(
+        claim, kind=KINDS.get(value.kind, "number"), said=hit.agreed, stated=hit.stated,
+        score=_CROSSED_SCORE, sentence=sentences[hit.sentence], trace=trace,
+        why=f"{hit.agreed} is stated{own}, {hit.stated} for {other}",
+    )  # fmt: skip

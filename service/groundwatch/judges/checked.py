@@ -33,6 +33,8 @@ from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement, Judge, JudgeError, TraceJudgement
 from groundwatch.judges.cases import (
     KINDS,
+    absent_words,
+    check_asked_case,
     check_crossed,
     check_days,
     check_pairs,
@@ -40,10 +42,10 @@ from groundwatch.judges.cases import (
     contradicted,
     crossed,
     paired_case,
-    swapped,
 )
 from groundwatch.judges.claims.short_answers import claim_values, terse_parts
 from groundwatch.judges.rules.added_words import added_words
+from groundwatch.judges.swaps import mirrored, mirrored_claim, swapped
 from groundwatch.judges.text.sentences import split_sentences
 from groundwatch.judges.text.words import as_written, content_words
 from groundwatch.judges.values.alignment import (
@@ -57,7 +59,7 @@ from groundwatch.judges.values.alignment import (
     worked_out,
 )
 from groundwatch.judges.values.codes import account_code
-from groundwatch.judges.values.contrast import other_case, other_name
+from groundwatch.judges.values.contrast import other_case, other_name, own_case
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.names import account_name
 from groundwatch.judges.values.paired import stated_together
@@ -184,6 +186,8 @@ def _check_values(
             )
         if case is None:
             case = check_pairs(claim, values, sentences, trace, question=question if terse else "")
+        if case is None and asks:
+            case = check_asked_case(claim, values[0], question, sentences, trace)
         if case is not None:
             return case
     # A value the question gives ("my 20 kg son") is the user's premise, not the passages'.
@@ -195,7 +199,13 @@ def _check_values(
         # read here) is left to the backend (measured: docs/accuracy.md, Session 44).
         disputed = {id(d.claim) for d in account.disputed}
         unaccounted = [v for v in unaccounted if id(v) in disputed]
+    # a value its words place in the clause that states it, not its rival's, is that clause's
+    if terse:
+        unaccounted = [v for v in unaccounted if not own_case(v, [s for _, s in sentences])]
     held = [d for d in account.disputed if any(d.claim is v for v in unaccounted)]
+    pair = mirrored(held)
+    if pair is not None:
+        return mirrored_claim(claim, pair, sentences, trace)
     if claim.verdict == "supported" and held:
         d = held[0]
         return replace(
@@ -413,6 +423,15 @@ def _check_name(
             if rival and at is not None
             else ()
         )
+        texts = [s for _, s in sentences]
+        if said and rival and at is not None and not absent_words(question, texts):
+            # the passages say every word the question asks: the answer gives one named
+            # thing's attribute to another the sentence names
+            return contradicted(
+                claim, kind="entity", said=hit.answer, stated=rival, score=_ROLE_SCORE,
+                sentence=sentences[at], trace=trace,
+                why=f"what is asked ({' '.join(as_written(texts[at], said))}) is said of {rival}",
+            )  # fmt: skip
         if said:
             return _not_found(
                 claim, f"stated for another name: {', '.join(said)} of {rival}, not {hit.answer}"

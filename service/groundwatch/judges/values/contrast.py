@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from groundwatch.judges.text.grammar import PREPOSITIONS, can_be_verb
 from groundwatch.judges.text.words import content_words
@@ -35,7 +35,7 @@ from groundwatch.judges.values.stated import (
     stated_values,
 )
 
-__all__ = ["OtherCase", "other_case"]
+__all__ = ["OtherCase", "other_case", "own_case"]
 
 #: A claim's words: of its value's clause (:mod:`.stated`: they weigh 1.0, decaying with
 #: distance; the segment's 0.55).
@@ -55,6 +55,7 @@ class OtherCase:
     stated: str
     own: tuple[str, ...]
     other: tuple[str, ...]
+    sentence: int = 0
 
 
 def _kin(value: StatedValue, e: StatedValue) -> bool:
@@ -64,18 +65,45 @@ def _kin(value: StatedValue, e: StatedValue) -> bool:
 
 
 def _clause_words(v: StatedValue, text: str, noise: set[str]) -> set[str]:
-    return set(clause_stems(text, *v.span)) - noise
+    lo, hi = _reach(text, v)
+    return {s for m in _TOKEN.finditer(text, lo, hi) for s in _stems_of(m.group(0))} - noise
+
+
+_TOKEN = re.compile(r"[\w'’.\-]+")
+#: A clause break that a list of words without a value goes on after ("on Fridays and
+#: Saturdays", "between Schengen and non-Schengen flights").
+_LIST_BREAK = re.compile(r",\s|\s(?:and|or)\s")
+
+
+def _reach(text: str, v: StatedValue) -> tuple[int, int]:
+    """The clause of ``v`` (:func:`.stated.clause_bounds`), with the clauses after it that
+    state no value: the rest of a list its words begin ("£150 on Fridays and Saturdays")."""
+    lo, hi = clause_bounds(text, *v.span)
+    starts = [e.span[0] for e in stated_values(text)]
+    while hi < len(text):
+        m = _LIST_BREAK.match(text, hi)
+        if m is None:
+            break
+        nlo, nhi = clause_bounds(text, m.end(), m.end())
+        if nhi <= m.end() or any(nlo <= at < nhi for at in starts):
+            break
+        hi = nhi
+    return lo, hi
 
 
 def _elided(text: str, values: Sequence[StatedValue]) -> bool:
     """A clause of one of ``values`` has no subject of its own: it opens (after its
     conjunction) with a verb or a preposition ("and closes at 21:00", "or on HIGH for 4 to 5
-    hours"), so the words before the sentence's first value are said of it too."""
+    hours"), or with its value ("is 45 minutes for ... and 90 minutes when ..."), so the words
+    before the sentence's first value are said of it too."""
+    first_at = min((v.span[0] for v in values), default=0)
     for v in values:
         lo, _ = clause_bounds(text, *v.span)
         words = re.findall(r"[A-Za-z]+", text[lo : v.span[0]])
         words = [w for w in words if w.lower() not in _CONJUNCTIONS]
         if not words:
+            if v.span[0] > first_at and lo > 0:
+                return True
             continue
         first, second = words[0].lower(), words[1].lower() if len(words) > 1 else ""
         # "kittens have 26": a subject and its verb; "closes at 21:00": a verb, no subject
@@ -94,7 +122,7 @@ _BESIDE_AFTER = 3
 
 def _beside(text: str, v: StatedValue) -> set[str]:
     """The stems of the words beside ``v`` in its clause (counted cases marked)."""
-    lo, hi = clause_bounds(text, *v.span)
+    lo, hi = _reach(text, v)
     before = [s for w in re.findall(r"[\w'’.\-]+", text[lo : v.span[0]]) for s in _stems_of(w)]
     after = [s for w in re.findall(r"[\w'’.\-]+", text[v.span[1] : hi]) for s in _stems_of(w)]
     return set(before[-_BESIDE_BEFORE:]) | set(after[:_BESIDE_AFTER])
@@ -104,28 +132,38 @@ def _stems_of(word: str) -> frozenset[str]:
     return clause_stems(word, 0, len(word))
 
 
-def _topic(text: str, start: int) -> set[str]:
-    """The words of ``text``'s segment before ``start``: said of every value after them."""
+def _topic(text: str, kin: Sequence[StatedValue]) -> set[str]:
+    """The words of ``text``'s segment before the first of ``kin``: said of every value after
+    them. They end at the segment's first value of any kind ("The card offers 0% on purchases
+    for 20 months and 0% on balance transfers for 24 months": "purchases" is a case, not the
+    topic). (Taking as many words off their end as another clause names its case with, "front
+    2.3 bar, rear 2.1 bar", cost the blind units set 2 false supports: Session 52.)"""
+    start = min(e.span[0] for e in kin)
     lo = max((m.end() for m in _SEGMENT_START.finditer(text, 0, start)), default=0)
-    return set(content_words(text[lo:start]))
+    end = min((e.span[0] for e in stated_values(text) if lo <= e.span[0] < start), default=start)
+    return set(content_words(text[lo:end]))
 
 
-def _other_case(value: StatedValue, aligned: StatedValue, sentence: str) -> OtherCase | None:
+def _other_case(
+    value: StatedValue, aligned: StatedValue, sentence: str, *, exact: bool
+) -> OtherCase | None:
     """The value of ``sentence`` (another than ``aligned``, which agrees with ``value``) whose
-    case ``value``'s words name while they name nothing of ``aligned``'s own; None when none."""
+    case ``value``'s words name while they name nothing of ``aligned``'s own; None when none.
+    ``exact``: only a value of exactly ``value``'s kind (not any count) is a rival."""
     values = stated_values(sentence)
     kin = [e for e in values if _kin(value, e)]
     rivals = [
         e
         for e in kin
         if not agrees(value, e)
+        and (exact_kind(value, e) or not exact)
         and not (e.quantity is not None and e.quantity.bound)
         and not (value.period and aligned.period == value.period != e.period)
     ]
     if not rivals:
         return None
     text = normalised(sentence)
-    noise = _topic(text, min(e.span[0] for e in kin)) if _elided(text, kin) else set()
+    noise = _topic(text, kin) if _elided(text, kin) else set()
     noise |= {w for e in kin for w in content_words(e.kind.partition(":")[2])}
     mine = {w for w, weight in value.attribute.items() if weight >= _CLAIM or w[0] == COUNT_MARK}
     # any word of the value's own case in the claim's sentence part keeps it ("Profits of
@@ -144,11 +182,51 @@ def _other_case(value: StatedValue, aligned: StatedValue, sentence: str) -> Othe
     return None
 
 
+def _own_case(value: StatedValue, aligned: StatedValue, sentence: str) -> bool:
+    """``value``'s words name the case of ``aligned`` (which agrees with it) by a word beside
+    it, and nothing that only the clause of another value of its kind in ``sentence`` says."""
+    text = normalised(sentence)
+    kin = [e for e in stated_values(text) if exact_kind(value, e)]
+    rivals = [e for e in kin if not agrees(value, e) and not agrees(aligned, e)]
+    if not rivals:
+        return False
+    noise = _topic(text, kin) if _elided(text, kin) else set()
+    mine = {w for w, weight in value.attribute.items() if weight >= _CLAIM or w[0] == COUNT_MARK}
+    near = {w for w, weight in value.attribute.items() if weight >= _NEAR} | mine
+    own = _clause_words(aligned, text, noise)
+    for rival in rivals:
+        theirs = _clause_words(rival, text, noise)
+        if (theirs - own) & near or not (own - theirs) & mine & _beside(text, aligned):
+            return False
+    return True
+
+
+def own_case(value: StatedValue, evidence: Sequence[str]) -> bool:
+    """Some evidence sentence states ``value`` in a clause that ``value``'s words name, beside
+    values of its kind for other cases that they do not ("An hour and a half" for the "Schengen
+    to non-Schengen" connection: "45 minutes for Schengen-to-Schengen transfers and 90 minutes
+    between Schengen and non-Schengen flights"): the value is stated for its own case, however
+    the other clause's words align with the rest of the claim."""
+    if _CASE_WORD.fullmatch(value.text) or (value.quantity is not None and value.quantity.bound):
+        return False
+    return any(
+        _own_case(value, e, sentence)
+        for sentence in evidence
+        for e in stated_values(normalised(sentence))
+        if exact_kind(value, e) and agrees(value, e)
+    )
+
+
 def other_case(
-    value: StatedValue, evidence: Sequence[str], others: Sequence[StatedValue] = ()
+    value: StatedValue,
+    evidence: Sequence[str],
+    others: Sequence[StatedValue] = (),
+    *,
+    exact: bool = False,
 ) -> OtherCase | None:
     """Where every evidence value that agrees with ``value`` (of exactly its kind) has a
-    neighbour whose case the claim's words name instead, the first such; None otherwise."""
+    neighbour whose case the claim's words name instead, the first such (``sentence``: its
+    evidence index); None otherwise. ``exact``: a neighbour of exactly ``value``'s kind."""
     if _CASE_WORD.fullmatch(value.text) or (value.quantity is not None and value.quantity.bound):
         return None  # "the two-year fix", "over 20 kg": a case named, not a value stated of one
     if others:
@@ -157,14 +235,14 @@ def other_case(
         # for none wrong, Session 50)
         return None
     found: OtherCase | None = None
-    for sentence in evidence:
+    for k, sentence in enumerate(evidence):
         for e in stated_values(sentence):
             if not (_kin(value, e) and agrees(value, e)):
                 continue
-            hit = _other_case(value, e, sentence)
+            hit = _other_case(value, e, sentence, exact=exact)
             if hit is None:
                 return None
-            found = found or hit
+            found = found or replace(hit, sentence=k)
     return found
 
 
