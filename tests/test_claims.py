@@ -80,6 +80,9 @@ def test_pronouns_resolved_to_subject() -> None:
         "What job does Richard Spencer have?", "He is president of the National Policy Institute."
     )
     assert person == ["Richard Spencer is president of the National Policy Institute."]
+    # the question's subject ends before a subordinate clause (Session 52)
+    aged = extract_claims("How old was Hypatia when she died?", "She was 45 when she died.")
+    assert aged == ["Hypatia was 45 when she died."]
 
 
 @pytest.mark.parametrize(

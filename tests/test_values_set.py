@@ -2,7 +2,8 @@
 triples in 8 domains, written blind (tests/values/README.md); ``dev/`` read, ``blind/`` measured
 once after the code was final (and again after Session 45), ``blind2/`` (4 more domains, written
 blind in Session 45) measured once, at Session 45's final code; ``dev2/`` (read) and ``blind3/``
-(measured once) in 8 more domains, written blind in Session 49."""
+(measured once) in 8 more domains, written blind in Session 49; ``dev3/`` (read) and ``blind4/``
+(measured once) in 8 more, written blind in Session 52."""
 
 from __future__ import annotations
 
@@ -71,6 +72,20 @@ def test_the_third_pair_of_halves_is_apart_from_the_rest() -> None:
     assert len(blind3) >= 160
     assert not {r["premise"] for r in dev2} & {r["premise"] for r in blind3}
     assert not {r["premise"] for r in dev2 + blind3} & {r["premise"] for r in others}
+
+
+def test_the_fourth_pair_of_halves_is_apart_from_the_rest() -> None:
+    """dev3 (read) and blind4 (measured once), four more domains (Session 52)."""
+    dev3 = [r for p in FILES if p.parent.name == "dev3" for r in _rows(p)]
+    blind4 = [r for p in FILES if p.parent.name == "blind4" for r in _rows(p)]
+    others = [r for p in FILES if p.parent.name not in ("dev3", "blind4") for r in _rows(p)]
+    assert len(dev3) >= 160
+    assert len(blind4) >= 160
+    assert {p.stem for p in FILES if p.parent.name == "dev3"} == {
+        p.stem for p in FILES if p.parent.name == "blind4"
+    }
+    assert not {r["premise"] for r in dev3} & {r["premise"] for r in blind4}
+    assert not {r["premise"] for r in dev3 + blind4} & {r["premise"] for r in others}
 
 
 # Measured 2026-12-07 (Session 51, values check vc8, final); bars a little below. Session 50

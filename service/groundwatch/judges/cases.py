@@ -133,8 +133,11 @@ def check_crossed(
     fragment = bool(question) and len((trace.answer or "").split()) <= _FRAGMENT_WORDS
     evidence = [s for _, s in sentences]
     passage_of = [ctx for ctx, _ in sentences]
+    answered = stated_values(trace.answer or "")
     for value in values:
-        hit = crossed_value(value, asked, evidence, values, passage_of, fragment=fragment)
+        hit = crossed_value(
+            value, asked, evidence, values, passage_of, fragment=fragment, answered=answered
+        )
         kind = KINDS.get(value.kind, "number")
         checked = crossed(claim, hit, kind, sentences, trace, terse=terse)
         if checked is not None:

@@ -54,6 +54,7 @@ from groundwatch.judges.values.alignment import (
     ValueAccount,
     account_values,
     agrees,
+    comparable,
     missing_case,
     premise_case,
     worked_out,
@@ -69,6 +70,7 @@ from groundwatch.judges.values.stated import StatedValue, case_periods, stated_v
 from groundwatch.judges.values.topics import passage_topics
 from groundwatch.judges.values.uncovered import uncovered_case, unmentioned
 from groundwatch.judges.values.valued_names import valued_name
+from groundwatch.judges.values.when import other_time
 from groundwatch.judges.yes_no import YES_NO, check_yes_no, said_closed
 
 __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
@@ -203,7 +205,7 @@ def _check_values(
     if terse:
         unaccounted = [v for v in unaccounted if not own_case(v, [s for _, s in sentences])]
     held = [d for d in account.disputed if any(d.claim is v for v in unaccounted)]
-    pair = mirrored(held)
+    pair = mirrored(held) if not terse else None  # a short answer's values share its question
     if pair is not None:
         return mirrored_claim(claim, pair, sentences, trace)
     if claim.verdict == "supported" and held:
@@ -302,9 +304,14 @@ def _check_conflict(
     theirs = next((v for v in found if _same_text(v.text, stated)), None)
     if mine is None or theirs is None:
         return claim, True
+    if _dated(mine) != _dated(theirs) and not comparable(mine, theirs):
+        # "She was 39" against "from 51 BC": an age is no year, whatever the backend compared
+        # (any two kinds apart: triage clinic lost a true "mg" against "mL", Session 52)
+        return _not_found(claim, f"value of another kind: {mine.text} vs {theirs.text}"), False
     if worked_out(mine, found, claim.text):
         return _not_found(claim, f"value worked out from the passages' values: {mine.text}"), True
-    if premise_case(mine, question) or missing_case(mine, found):
+    texts = [s for _, s in sentences]
+    if premise_case(mine, question) or missing_case(mine, found) or other_time(mine, theirs, texts):
         return _not_found(claim, f"value for a case the passages lack: {mine.text}"), False
     if not (mine.period and theirs.period and mine.period != theirs.period):
         # "A weekly travelcard costs £29" against "a day travelcard costs £5.80": the period
@@ -321,6 +328,10 @@ def _check_conflict(
         claim,
         f"value per another period: {mine.text} a {mine.period} vs {theirs.text} a {theirs.period}",
     ), True
+
+
+def _dated(v: StatedValue) -> bool:
+    return v.kind in ("date", "year")
 
 
 def _not_found(claim: ClaimJudgement, reason: str) -> ClaimJudgement:

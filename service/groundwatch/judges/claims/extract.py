@@ -128,6 +128,8 @@ def _question_subject(question: str) -> str | None:
             break
         if tok.lower() in PREPOSITIONS and tok.lower() != "of" and out:
             break
+        if tok.lower() in SUBORDINATORS and out:
+            break  # "How old was Augustus when he died?": "Augustus", not "Augustus when he"
         out.append(tok.strip(","))
         if len(out) > 6:
             break

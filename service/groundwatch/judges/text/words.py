@@ -81,7 +81,7 @@ IRREGULAR_FORMS = {
     become:became run:ran come:came go:went,gone see:saw,seen know:knew,known draw:drew,drawn
     fly:flew,flown send:sent spend:spent keep:kept meet:met tell:told say:said stand:stood
     lose:lost teach:taught fight:fought drive:drove,driven break:broke,broken eat:ate,eaten
-    sing:sang,sung shoot:shot
+    sing:sang,sung shoot:shot die:died,dying lie:lied tie:tied
     """
     )
     for base, forms in [pair.split(":")]

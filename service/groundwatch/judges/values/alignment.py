@@ -45,6 +45,7 @@ __all__ = [
     "account_values",
     "agrees",
     "attribute_score",
+    "comparable",
     "missing_case",
     "premise_case",
     "rarity",
@@ -210,7 +211,8 @@ def _same_count(c: StatedValue, e: StatedValue) -> bool:
     return c.quantity.raw == e.quantity.raw or c.quantity.raw[0] in e.quantity.raw
 
 
-def _comparable(c: StatedValue, e: StatedValue) -> bool:
+def comparable(c: StatedValue, e: StatedValue) -> bool:
+    """Values one may compare: of one kind, or of kinds a conversion relates."""
     if exact_kind(c, e):
         return True
     if c.quantity is not None and e.quantity is not None:
@@ -251,7 +253,8 @@ def _bound_against_point(a: StatedValue, b: StatedValue) -> bool:
 _ARITHMETIC = re.compile(
     r"\b(?:total|in all|altogether|combined|together|sum|plus|difference|saving|save[sd]?"
     r"|more than|less than|cheaper|dearer|extra|added|on top|rise|rose|fell|fall|drop(?:ped)?"
-    r"|increase[sd]?|decrease[sd]?|up by|down by|gap)\b",
+    r"|increase[sd]?|decrease[sd]?|up by|down by|gap"
+    r"|(?:more|less|fewer|higher|lower|greater|smaller)\b[^.;]{0,40}?\bthan)\b",
     re.I,
 )
 
@@ -325,7 +328,7 @@ def account_one(
         elsewhen = any(_other_years(value, e) and agrees(value, e) for _, e in evidence)
         evidence = [(k, e) for k, e in evidence if not _other_years(value, e)]
     exact = [i for i, (_, e) in enumerate(evidence) if exact_kind(value, e)]
-    pool = exact or [i for i, (_, e) in enumerate(evidence) if _comparable(value, e)]
+    pool = exact or [i for i, (_, e) in enumerate(evidence) if comparable(value, e)]
     if not pool:
         return "unaccounted", None
     r = rarity([evidence[i][1].attribute for i in pool])

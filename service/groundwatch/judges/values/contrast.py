@@ -102,7 +102,11 @@ def _elided(text: str, values: Sequence[StatedValue]) -> bool:
         words = re.findall(r"[A-Za-z]+", text[lo : v.span[0]])
         words = [w for w in words if w.lower() not in _CONJUNCTIONS]
         if not words:
-            if v.span[0] > first_at and lo > 0:
+            # "and 90 minutes when transferring ...", "and £150 on Fridays": the value and its
+            # case, no subject of their own ("and seven of its nine tracks were ..." has one)
+            after = re.match(r"\W*([A-Za-z]+)", text[v.span[1] :])
+            word = after.group(1).lower() if after is not None else ""
+            if v.span[0] > first_at and lo > 0 and word in _CASE_OPENERS:
                 return True
             continue
         first, second = words[0].lower(), words[1].lower() if len(words) > 1 else ""
@@ -113,6 +117,9 @@ def _elided(text: str, values: Sequence[StatedValue]) -> bool:
 
 
 _CONJUNCTIONS = frozenset({"and", "or", "but", "while", "whilst", "whereas", "then", "also"})
+#: A word that opens a value's case right after it ("£150 on Fridays", "90 minutes when ..."):
+#: a preposition, but not the "of" of a part ("seven of its nine tracks").
+_CASE_OPENERS = (PREPOSITIONS - {"of"}) | {"when", "if"}
 
 
 #: A word names a value's case beside it: within this many content words before it or after.

@@ -127,8 +127,8 @@ def crossed_pair(
             if len(mine) != 1:
                 continue  # stated nowhere, or in several pieces: no one case of its own
             others = _cases_in(case, mine[0])
-            if len(others) != 1 or _is_case(case, others[0]):
-                continue  # the piece names no case of the kind, several, or the claim's own
+            if len(others) != 1 or any(_is_case(c, others[0]) for c in cases):
+                continue  # the piece names no case of the kind, several, or one the claim names
             for piece in pieces:
                 named = _cases_in(case, piece)
                 if piece is mine[0] or len(named) != 1 or not _is_case(case, named[0]):

@@ -372,6 +372,7 @@ def crossed_value(
     passage_of: Sequence[int] | None = None,
     *,
     fragment: bool = False,
+    answered: Sequence[StatedValue] = (),
 ) -> Crossed | None:
     """The parallel clause that gives the asked case another value than ``value``, when the
     clause stating ``value`` is about another case; None otherwise. A clause stating one of
@@ -381,7 +382,10 @@ def crossed_value(
     the case: a clause without the qualifier the parallel one adds and ``asked`` names is the
     usual case's, not the asked one's; and a subject before the first clause's frame is said
     of both ("Oakdale Library's Rhyme Time is ..., and Toddler Time ..."). In a sentence the
-    words before the frame are its own clause's."""
+    words before the frame are its own clause's. ``answered``: the values of the answer's other
+    claims: a clause stating one of them beside ``value``, where the parallel clause does not,
+    is the answer's own case ("The record is 56.7°C, set on 10 July 1913": "134°F (56.7°C),
+    measured on July 10, 1913; its record low ... was set on January 8")."""
     if value.kind == "year":
         return None  # a year names the period of the values beside it, not a case's value
     if value.quantity is not None and value.quantity.bound:
@@ -416,6 +420,8 @@ def crossed_value(
             continue
         for place in mine:
             own = place[2]
+            if _paired_here(value, (*claimed, *answered), stated_values(own), vals):
+                continue  # the answer's other value is this clause's, the other's differs
             first = _lead(place, piece)
             if not _near(place[0], k, passage_of) or _says_more(
                 own, c, asked, mine_first=first if fragment else None
@@ -430,6 +436,24 @@ def crossed_value(
                 said = next(e.text for e in stated_values(own) if _same(value, e))
                 best = rank, _crossed(said, other.text, cases, own=place, other=piece)
     return best[1] if best is not None else None
+
+
+def _paired_here(
+    value: StatedValue,
+    answered: Sequence[StatedValue],
+    own: Sequence[StatedValue],
+    other: Sequence[StatedValue],
+) -> bool:
+    """Another value of the answer is stated in ``value``'s clause (``own``), and the parallel
+    clause (``other``) states a different value of its kind: the answer pairs the two as the
+    own clause does ("56.7°C, set on 10 July 1913": "134°F (56.7°C), measured on July 10,
+    1913; its record low of 15°F was set on January 8, 1913")."""
+    for c in answered:
+        if agrees(c, value) or agrees(value, c) or not any(agrees(c, e) for e in own):
+            continue
+        if any(exact_kind(c, e) and not agrees(c, e) for e in other):
+            return True
+    return False
 
 
 def _same(value: StatedValue, e: StatedValue) -> bool:

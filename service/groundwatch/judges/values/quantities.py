@@ -25,7 +25,7 @@ from groundwatch.judges.values.holidays import holiday_spans
 from groundwatch.judges.values.measures import UNIT_TOKEN, measure_of
 from groundwatch.judges.values.rounded import rounded_range
 from groundwatch.judges.values.spelled import fractions_as_digits, numbers_as_digits, spell_out
-from groundwatch.judges.values.temperatures import as_celsius
+from groundwatch.judges.values.temperatures import as_celsius, signed
 from groundwatch.judges.values.units import (
     CURRENCIES,
     MONTHS,
@@ -368,6 +368,7 @@ def parse_quantities(
             noun = (m.group("noun") or "").lower()
             kind = "n:" + stem(noun) if noun and noun not in STOPWORDS else "n:"
             factor = 1.0
+        a = signed(kind, a, masked[max(0, m.start() - 40) : m.start()])
         lo = a * scale * factor
         hi = (b * scale * factor) if b is not None else lo
         if b is not None and hi < lo:

@@ -40,7 +40,7 @@ _BREAK = re.compile(r"[,;:()\[\]]|\d")
 _MODIFIER_WORDS = 2
 _JOINS = frozenset({"and", "or", "but", "nor", "while", "whereas", "than", "as"})
 _WH = frozenset({"who", "whom", "whose", "which", "what"})
-_WHO = re.compile(r"\s*who\b", re.I)
+_WHO = re.compile(r"\s*(?:who|where)\b", re.I)
 
 
 @dataclass(frozen=True)

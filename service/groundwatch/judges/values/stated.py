@@ -53,6 +53,7 @@ _SEGMENT_BREAK = re.compile(r";|:(?!\d)|\s[–—-]\s")
 _CLAUSE_BREAK = re.compile(
     r",\s|\s(?:and|but|or|while|whilst|whereas|although|though|except|unless)\s", re.I
 )
+_ERA = re.compile(r"\b(?:(AD|CE)\s+(\d{1,4})|(\d{1,4})\s*(BCE|BC|AD|CE))\b")
 _YEAR = re.compile(r"(?<![\w$€£.,])(?:1[5-9]|20|21)\d\d(?![\w%]|[.,]\d)")
 #: A capitalised word (not opening the sentence) right before a bare number: a model or place
 #: name that the number belongs to.
@@ -235,7 +236,18 @@ def stated_values(sentence: str) -> tuple[StatedValue, ...]:
     out: list[StatedValue] = []
     taken: list[tuple[int, int]] = []
     spans: list[tuple[int, int]] = []  # of each value of ``out``
+    for m in _ERA.finditer(text):
+        # "51 BC", "AD 79": a year of an era, not a count ("in August 30 BC" is no date)
+        at = (m.start(), m.end())
+        n = int(m.group(2) or m.group(3))
+        year = -n if (m.group(4) or "").upper().startswith("B") else n
+        taken.append(at)
+        spans.append(at)
+        attribute = MappingProxyType(attribute_at(text, *at))
+        out.append(StatedValue("year", m.group(0), attribute, year=year, span=at))
     for start, end, date in date_spans(text):
+        if any(a < end and start < b for a, b in taken):
+            continue
         taken.append((start, end))
         spans.append((start, end))
         out.append(
