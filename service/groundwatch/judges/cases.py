@@ -329,7 +329,10 @@ _WH_WORDS = ("what", "which", "who", "whom", "whose", "how", "when", "where")
 _NO_CASE = frozenset(
     content_words(
         "time day date long much many often price cost amount number size age old far big large "
-        "small high low fast annual annually yearly monthly weekly daily hourly nightly"
+        "small high low fast annual annually yearly monthly weekly daily hourly nightly "
+        # the kind of value asked ("How much area ...", "a planetarium ticket"), not a case
+        "area size length width height depth weight distance speed temperature duration "
+        "capacity volume ticket fee fare charge rate"
     )
 ).union(_WH_WORDS)
 

@@ -218,12 +218,12 @@ def _check_values(
         )
     if claim.verdict == "supported" and unaccounted:
         missing = ", ".join(v.text for v in unaccounted[:3])
-        return replace(
-            claim,
-            verdict="not_found",
-            reason=f"value not in the passages: {missing}",
-            conflict=None,
-        )
+        # a value the passages state, but not for what the claim says ("$10" for a student's
+        # ticket, "$10 for adults"), is no value missing from them
+        found = [e for _, s in sentences for e in stated_values(s)]
+        stated = all(any(agrees(v, e) for e in found) for v in unaccounted)
+        where = "stated for another attribute" if stated else "not in the passages"
+        return _not_found(claim, f"value {where}: {missing}")
     if claim.verdict == "supported":
         held_back = _held_for_other_case(claim, values, sentences)
         if held_back is not None:

@@ -22,7 +22,7 @@ from groundwatch.judges.claims.extract import terse_claim_parts
 from groundwatch.judges.text.words import STOPWORDS, content_words, stem
 from groundwatch.judges.values.stated import StatedValue, stated_values
 
-__all__ = ["claim_values", "terse_parts"]
+__all__ = ["claim_values", "one_unit", "terse_parts"]
 
 
 def terse_parts(claim: str, question: str) -> tuple[str, str] | None:
@@ -55,7 +55,7 @@ def claim_values(
     if parts is None and not (short and question.strip()):
         return stated_values(claim)
     q, answer = parts if parts is not None else (question, claim)
-    answer = answer.strip().rstrip(".")
+    answer = one_unit(answer.strip().rstrip("."))
     own = stated_values(answer)
     if not own:
         return ()
@@ -79,6 +79,28 @@ def claim_values(
             attribute = attribute or dict(v.attribute)
             out.append(replace(asked_count, attribute=MappingProxyType(attribute)))
     return tuple(reversed(out))
+
+
+#: A whole short answer that is one unit of time ("A week", "In roughly a day", "About a
+#: fortnight"): a duration, read as one. (In a sentence "a week" is as often a period: "£5 a
+#: week", "twice a week"; read there too, it cost the triage set a false contradiction.)
+_ONE_UNIT = re.compile(
+    r"^(?:in|for|after|within)?\s*(?P<hedge>(?:about|around|roughly|approximately|nearly|almost"
+    r"|just over|just under|a little over|a little under|over|under)\s+)?(?:a|an|one)\s+"
+    r"(?P<unit>minute|hour|day|week|fortnight|month|year|decade)$",
+    re.I,
+)
+_AS_COUNT = {"fortnight": "14 days", "decade": "10 years"}
+
+
+def one_unit(answer: str) -> str:
+    """``answer`` with one unit of time written as a number ("a week" -> "1 week", "a
+    fortnight" -> "14 days"); as it is otherwise."""
+    m = _ONE_UNIT.match(answer.strip())
+    if m is None:
+        return answer
+    unit = m.group("unit").lower()
+    return f"{m.group('hedge') or ''}{_AS_COUNT.get(unit, f'1 {unit}')}"
 
 
 _HOW_MANY = re.compile(r"\bhow\s+many\s+(?:more\s+|other\s+)?([a-z]+)", re.I)

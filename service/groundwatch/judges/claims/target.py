@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
 from groundwatch.judges.claims.extract import terse_claim_parts
+from groundwatch.judges.text.matching import fuzzy_in, spells
 from groundwatch.judges.text.words import STOPWORDS, content_words
 from groundwatch.judges.values.holidays import holiday_words
 from groundwatch.judges.values.measures import measure_of
@@ -25,14 +25,6 @@ from groundwatch.judges.values.spelled import number_runs
 from groundwatch.judges.values.units import NUMBER_WORDS, unit_of
 
 __all__ = ["ClaimTarget", "fuzzy_in", "spells"]
-
-
-def spells(acronym: str, text: str) -> bool:
-    """ "VAT" is "Value Added Tax": consecutive capitalised words with these initials."""
-    words = re.findall(r"[A-Za-z][\w'-]*", text)
-    n = len(acronym)
-    initials = "".join(w[0] if w[0].isupper() else "_" for w in words)
-    return acronym.upper() in [initials[k : k + n] for k in range(len(initials) - n + 1)]
 
 
 @dataclass
@@ -247,24 +239,6 @@ _DATE_WORDS = re.compile(
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b",
     re.I,
 )
-
-
-@lru_cache(maxsize=65536)
-def _chopped(words: frozenset[str]) -> frozenset[str]:
-    """Each word of 6+ letters minus its last letter (for :func:`fuzzy_in`)."""
-    return frozenset(x[:-1] for x in words if len(x) >= 6)
-
-
-def fuzzy_in(word: str, words: frozenset[str]) -> bool:
-    if word in words:
-        return True
-    if len(word) < 5:
-        return False
-    # "lankan" ~ "lanka", "american" ~ "america": one word a prefix of the other, one letter
-    # apart, both of 5+ letters. Two set lookups instead of a scan of every word.
-    if len(word) >= 6 and word[:-1] in words:
-        return True
-    return word in _chopped(words)
 
 
 _ACRONYM = re.compile(r"\b[A-Z]{2,6}\b")

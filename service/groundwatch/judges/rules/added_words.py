@@ -38,7 +38,7 @@ _GENERAL = frozenset(
     content_words(
         "every each another plus apart latest earliest noon midnight daily weekly monthly "
         "yearly annual annually hourly fortnight quarter half double twice per total overall "
-        "extra additional"
+        "extra additional little slightly decade century third fifth sixth eighth tenth"
     )
 )
 _WORD = re.compile(r"[A-Za-z][\w'’-]*")

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from groundwatch.judges.text.grammar import LIGHT_WORDS
+from groundwatch.judges.text.matching import fuzzy_in, spells
 from groundwatch.judges.text.words import as_written, content_words
 
 __all__ = ["Uncovered", "uncovered_case", "unmentioned"]
@@ -145,12 +146,19 @@ def uncovered_case(
     return _uncovered_purpose(question, answer_values, evidence, seen, answer)
 
 
+_ACRONYM = re.compile(r"\b[A-Z]{2,6}\b")
+
+
 def unmentioned(question: str, evidence: Sequence[str]) -> list[str]:
     """The words ``question`` asks about (as written), when no ``evidence`` sentence has any
     of them ("When is the raffle drawn?" of passages about doors and an auction); else []."""
-    seen = {w for s in evidence for w in content_words(s)}
+    seen = frozenset(w for s in evidence for w in content_words(s))
     asked = [w for w in dict.fromkeys(content_words(question)) if w not in LIGHT_WORDS]
     asked = [w for w in asked if w not in _ASKING]
-    if not asked or any(w in seen for w in asked):
+    if not asked or any(fuzzy_in(w, seen) for w in asked):
+        return []
+    # an acronym the passages spell out ("the ISS": "the International Space Station")
+    text = " ".join(evidence)
+    if any(spells(a, text) for a in _ACRONYM.findall(question)):
         return []
     return as_written(question, asked)
