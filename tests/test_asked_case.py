@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from groundwatch.judges.cases import absent_words
 from groundwatch.judges.values.contrast import other_case, own_case
 from groundwatch.judges.values.stated import stated_values
 from tests.judged import LOCAL_BACKENDS, Case, assert_right_and_wrong
@@ -21,6 +22,7 @@ PLAN = [
     "with unlimited calls."
 ]
 MENU = ["At Olive & Thyme the weekday lunch menu is £18 and the dinner tasting menu is £45."]
+MUSEUM = ["The Harwood Museum charges $14 for adults and $9 for students; under-5s enter free."]
 
 
 def test_the_other_case_and_the_words_that_name_it() -> None:
@@ -37,6 +39,8 @@ WRONG: list[Case] = [
     ("What is the checked baggage allowance in Economy?", BAGS, "32 kg", False),
     ("How much is the late payment fee on the Silverline card?", CARD, "£15", False),
     ("What pressure should the Vantor's rear tyres be?", TYRES, "2.4 bar", False),
+    # the kind of value asked ("ticket") names no case, whether or not the passage says it
+    ("How much is a Harwood Museum ticket for a student?", MUSEUM, "$14", False),
 ]
 #: Limit: a case named by a phrase the value's clause shares ("for the first 12 months" /
 #: "after the first year") is not told apart; the answer is supported.
@@ -109,3 +113,13 @@ OWN: list[Case] = [
 
 def test_a_value_in_its_own_cases_clause_is_supported() -> None:
     assert_right_and_wrong("verifier", OWN, right_supported=True)
+
+
+def test_the_kind_of_value_asked_names_no_case() -> None:
+    """ "How much area ...", "a planetarium ticket": the words naming what kind of value is
+    asked are no case the passages must mention (Session 52); the case words are."""
+    passage = ["Planetarium shows cost $10 for adults and $8 for students."]
+    assert absent_words("How much is a planetarium ticket for a student?", passage) == []
+    assert absent_words("How much is a planetarium ticket for a pensioner?", passage) == [
+        "pensioner"
+    ]
