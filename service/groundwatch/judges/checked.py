@@ -75,7 +75,7 @@ from groundwatch.judges.yes_no import YES_NO, check_yes_no, said_closed
 
 __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
 
-VALUES_VERSION = "vc8"
+VALUES_VERSION = "vc9"
 
 #: An answer of at most this many words is a short answer: its values are read with the question.
 _SHORT_WORDS = 10
