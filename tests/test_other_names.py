@@ -9,7 +9,9 @@ import pytest
 from tests.judged import LOCAL_BACKENDS, Case, assert_right_and_wrong
 
 FILM = ["Northbound was directed by Lena Ortiz, and its score was composed by Tomas Berg."]
-VELORIA = ["Port Anselm is the largest city in Veloria, but the capital is Castelmar, in the hills."]
+VELORIA = [
+    "Port Anselm is the largest city in Veloria, but the capital is Castelmar, in the hills."
+]
 BRIDGE = [
     "The Aldwin Bridge was designed by engineer Marta Sole; its lighting scheme was designed "
     "by artist Jonah Peel."
@@ -61,7 +63,7 @@ PLACES_RIGHT: list[Case] = [
 
 
 def test_a_place_in_another_role_is_contradicted() -> None:
-    """"died in Paris" against "born in Żelazowa Wola": the place of another role (Session 52;
+    """ "died in Paris" against "born in Żelazowa Wola": the place of another role (Session 52;
     "died" read as "die")."""
     assert_right_and_wrong("verifier", PLACES_WRONG, wrong="contradicted")
 

@@ -31,14 +31,18 @@ def test_a_month_no_passage_names() -> None:
 
 def test_a_temperature_below_zero_keeps_its_sign() -> None:
     [below] = stated_values("Overnight it falls to −3 °C.")
-    assert below.quantity is not None and below.quantity.value == -3.0
+    assert below.quantity is not None
+    assert below.quantity.value == -3.0
     [minus] = stated_values("Lows of minus 5 degrees.")
-    assert minus.quantity is not None and minus.quantity.value == -5.0
+    assert minus.quantity is not None
+    assert minus.quantity.value == -5.0
     [span] = stated_values("Lows of -5 to 2°C.")
-    assert span.quantity is not None and (span.quantity.value, span.quantity.high) == (-5.0, 2.0)
+    assert span.quantity is not None
+    assert (span.quantity.value, span.quantity.high) == (-5.0, 2.0)
     # the dash of a range is no sign
     [rise] = stated_values("Expect a rise of 2-3°C.")
-    assert rise.quantity is not None and (rise.quantity.value, rise.quantity.high) == (2.0, 3.0)
+    assert rise.quantity is not None
+    assert (rise.quantity.value, rise.quantity.high) == (2.0, 3.0)
 
 
 OSLO = ["Oslo's forecast: a high of -3°C on Saturday and 4°C on Sunday."]

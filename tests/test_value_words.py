@@ -16,7 +16,8 @@ def test_one_unit_of_time_is_a_value() -> None:
     assert one_unit("In about a week") == "about 1 week"
     assert one_unit("A week later") == "A week later"  # no whole answer of one unit
     [value] = claim_values("Roughly a day", "How long does it take?", short=True)
-    assert value.quantity is not None and value.quantity.kind == "time"
+    assert value.quantity is not None
+    assert value.quantity.kind == "time"
 
 
 def test_an_acronym_the_passages_spell_out_is_mentioned() -> None:

@@ -88,23 +88,27 @@ def test_the_fourth_pair_of_halves_is_apart_from_the_rest() -> None:
     assert not {r["premise"] for r in dev3 + blind4} & {r["premise"] for r in others}
 
 
-# Measured 2026-12-07 (Session 51, values check vc8, final); bars a little below. Session 50
-# (vc7) -> Session 51 (vc8): contradicted recall dev2 0.275 -> 0.391 (verifier), 0.333 -> 0.449
-# (embedded), false support dev2 0.194 -> 0.155 / 0.107 -> 0.078; blind halves: recall up
-# 0.04-0.05 for both judges, false support unchanged but blind3 (0.388 -> 0.379, 0.243 ->
-# 0.233) (docs/accuracy.md).
+# Measured 2026-12-07 (Session 52, values check vc9, final); bars a little below. Session 51
+# (vc8) -> Session 52 (vc9): contradicted recall dev2 0.391 -> 0.464 (verifier), 0.449 -> 0.522
+# (embedded), precision up on every half; dev3 (written this session, judged first with vc8):
+# recall 0.275 -> 0.406 / 0.304 -> 0.435; blind halves: recall +0.01-0.03, precision up,
+# false support unchanged but blind3 (+1 each) and blind4 verifier (-1) (docs/accuracy.md).
 # (half, backend): (max false support, min contradicted recall, min contradicted precision)
 GATES = {
     ("dev", "verifier"): (0.11, 0.53, 0.88),  # measured 0.078, 0.571, 0.930 of 43
     ("dev", "embedded"): (0.05, 0.61, 0.80),  # measured 0.020, 0.657, 0.852 of 54
-    ("dev2", "verifier"): (0.19, 0.35, 0.88),  # measured 0.155, 0.391, 0.931 of 29
-    ("dev2", "embedded"): (0.11, 0.40, 0.86),  # measured 0.078, 0.449, 0.912 of 34
-    ("blind", "verifier"): (0.29, 0.25, 0.78),  # measured 0.255, 0.286, 0.833 of 24
-    ("blind", "embedded"): (0.15, 0.30, 0.75),  # measured 0.118, 0.343, 0.800 of 30
-    ("blind2", "verifier"): (0.29, 0.34, 0.71),  # measured 0.257, 0.377, 0.765 of 34
-    ("blind2", "embedded"): (0.22, 0.35, 0.70),  # measured 0.188, 0.391, 0.750 of 36
-    ("blind3", "verifier"): (0.42, 0.22, 0.62),  # measured 0.379, 0.261, 0.667 of 27
-    ("blind3", "embedded"): (0.27, 0.25, 0.59),  # measured 0.233, 0.290, 0.645 of 31
+    ("dev2", "verifier"): (0.19, 0.42, 0.89),  # measured 0.155, 0.464, 0.941 of 34
+    ("dev2", "embedded"): (0.11, 0.48, 0.87),  # measured 0.078, 0.522, 0.923 of 39
+    ("dev3", "verifier"): (0.26, 0.36, 0.94),  # measured 0.225, 0.406, 1.000 of 28
+    ("dev3", "embedded"): (0.22, 0.39, 0.88),  # measured 0.186, 0.435, 0.938 of 32
+    ("blind", "verifier"): (0.29, 0.26, 0.79),  # measured 0.255, 0.300, 0.840 of 25
+    ("blind", "embedded"): (0.15, 0.31, 0.75),  # measured 0.118, 0.357, 0.806 of 31
+    ("blind2", "verifier"): (0.29, 0.35, 0.72),  # measured 0.257, 0.391, 0.771 of 35
+    ("blind2", "embedded"): (0.22, 0.36, 0.70),  # measured 0.188, 0.406, 0.757 of 37
+    ("blind3", "verifier"): (0.42, 0.25, 0.64),  # measured 0.388, 0.290, 0.690 of 29
+    ("blind3", "embedded"): (0.28, 0.28, 0.61),  # measured 0.243, 0.319, 0.667 of 33
+    ("blind4", "verifier"): (0.28, 0.33, 0.82),  # measured 0.248, 0.377, 0.867 of 30
+    ("blind4", "embedded"): (0.18, 0.38, 0.78),  # measured 0.149, 0.420, 0.829 of 35
 }
 
 
