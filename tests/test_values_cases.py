@@ -71,15 +71,11 @@ def test_the_asked_cases_own_name_or_value_stays_supported(evaluator: Evaluator)
     assert _judged(evaluator, cases) == [["supported"]] * 5
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known limit: the shared subject ('Day passes cost') weighs most in the first "
-    "conjunct, so '£20 for non-members' aligns worse with the question than '£12 for members' "
-    "and is held back (value stated otherwise); was contradicted before 'non-' was read as its "
-    "own case (Session 46). A subject shared by every conjunct (tried: weight 0.9) changed 10 "
-    "alignment tests and was not shipped",
-)
 def test_the_second_conjuncts_value_stays_supported(evaluator: Evaluator) -> None:
+    """'£20 for non-members' aligned worse with the question than '£12 for members' (the shared
+    subject 'Day passes cost' weighs most in the first conjunct) and was held back, a strict
+    xfail since Session 46; since Session 52 a short answer's value whose own clause the
+    question's words name, and not its rival's, is that clause's (``contrast.own_case``)."""
     cases = [("How much is a day pass for non-members?", PASSES, "£20")]
     assert _judged(evaluator, cases) == [["supported"]]
 
