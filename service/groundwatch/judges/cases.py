@@ -36,7 +36,13 @@ from groundwatch.judges.values.contrast import other_case
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.opposite import opposite_case
 from groundwatch.judges.values.paired import case_confirmed, crossed_pair
-from groundwatch.judges.values.parallel import Crossed, asked_words, crossed_case, crossed_value
+from groundwatch.judges.values.parallel import (
+    Crossed,
+    asked_words,
+    clauses,
+    crossed_case,
+    crossed_value,
+)
 from groundwatch.judges.values.stated import StatedValue, clause_bounds, normalised, stated_values
 from groundwatch.judges.values.weekdays import days_named, other_days
 
@@ -366,10 +372,9 @@ def check_asked_case(
     if hit is None:
         return None
     text = texts[hit.sentence]
-    given = stated_values(question)
-    if any(agrees(g, e) for g in given for e in stated_values(text)):
-        # the question names its case by a value ("the 5 km entry fee": "$25 for the 10 km
-        # race, while the 5 km fun run costs $15"): the paired-values check reads those
+    if _named_by_value(question, text, hit.agreed, hit.stated):
+        # the question names the value's own case by a value ("the 5 km entry fee": "$25 for
+        # the 10 km race, while the 5 km fun run costs $15"): the paired-values check reads it
         return None
     own = f" for {', '.join(as_written(text, hit.own))}" if hit.own else ""
     other = ", ".join(as_written(text, hit.other))
@@ -378,3 +383,19 @@ def check_asked_case(
         score=_CROSSED_SCORE, sentence=sentences[hit.sentence], trace=trace,
         why=f"{hit.agreed} is stated{own}, {hit.stated} for {other}",
     )  # fmt: skip
+
+
+def _named_by_value(question: str, sentence: str, agreed: str, stated: str) -> bool:
+    """A value of ``question`` is stated in the clause of ``agreed`` and not in the clause of
+    ``stated`` (the clauses of :func:`.values.parallel.clauses`)."""
+    given = stated_values(question)
+    parts = clauses(sentence)
+    own = next((c for c in parts if agreed in c), "")
+    other = next((c for c in parts if stated in c), "")
+    if not given or not own or own == other:
+        return False
+
+    def says(clause: str) -> bool:
+        return any(agrees(g, e) for g in given for e in stated_values(clause))
+
+    return says(own) and not says(other)
