@@ -147,8 +147,9 @@ def _held_swaps(
 ) -> list[ClaimJudgement]:
     out = list(claims)
     held = [i for i, c in enumerate(out) if c.verdict == "not_found"]
-    if not held or len(out) < 2:
-        return out
+    conflicts = any(c.verdict == "contradicted" and c.conflict is not None for c in out)
+    if not held or (len(held) < 2 and not conflicts):
+        return out  # nothing a held value could mirror: no account read again
     disputed = {i: _disputed(claims[i], question, sentences) for i in held}
     for n, i in enumerate(held):
         for j in held[n + 1 :]:
@@ -165,8 +166,8 @@ def _held_swaps(
                 out[i] = contradicted(
                     claims[i], kind=KINDS.get(d.evidence.kind, "number"), said=d.claim.text,
                     stated=d.evidence.text, score=_SWAP_SCORE, sentence=sentences[d.sentence],
-                    trace=trace, why=f"the answer gives {d.evidence.text} where {d.claim.text} "
-                    "is stated, and this the other way round",
+                    trace=trace, why=f"{d.claim.text} and {d.evidence.text} are stated the other "
+                    "way round",
                 )  # fmt: skip
                 break
     return out
