@@ -17,6 +17,10 @@ case is too loosely read to contradict on), or None (nothing to change):
 * :func:`check_asked_case`: a short answer's value stated beside another case's only, where
   the question's words name that other case (:mod:`.values.contrast`);
 * :func:`check_sentence_names`: a sentence giving one named thing another's attribute;
+* :func:`check_ranges`: a range with one end the passages' and the other not
+  (:mod:`.values.ranges`);
+* :func:`check_qualified`: a value stated for one qualifier of a noun, the claim naming
+  another (:mod:`.values.qualifiers`);
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ from groundwatch.judges.values.contrast import other_case
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.opposite import opposite_case
 from groundwatch.judges.values.paired import case_confirmed, crossed_pair
+from groundwatch.judges.values.qualifiers import qualified_pairs, qualified_rival
+from groundwatch.judges.values.ranges import crossed_range
 from groundwatch.judges.values.parallel import (
     Crossed,
     asked_words,
@@ -53,6 +59,8 @@ __all__ = [
     "check_crossed",
     "check_days",
     "check_pairs",
+    "check_qualified",
+    "check_ranges",
     "check_sentence_names",
     "contradicted",
     "crossed",
@@ -296,6 +304,54 @@ def check_pairs(
                 why=f"{hit.said} is stated for {hit.other}, not {hit.case}",
             )  # fmt: skip
     return None
+
+
+def check_ranges(
+    claim: ClaimJudgement,
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
+    *,
+    question: str = "",
+) -> ClaimJudgement | None:
+    """A range of the claim with one end the passages' range's and the other not ("from 1
+    October to 31 January" against "from 15 October to 31 January"): contradicted. A short
+    answer's range is read with its ``question``; None where a wh-question names a case no
+    passage mentions (the range may be that case's)."""
+    texts = [s for _, s in sentences]
+    if question and (not _WH_QUESTION.match(question) or absent_words(question, texts)):
+        return None
+    text = f"{question.strip().rstrip('?')}: {claim.text}" if question else claim.text
+    hit = crossed_range(text, texts)
+    if hit is None:
+        return None
+    return contradicted(
+        claim, kind="number", said=hit.said, stated=hit.stated, score=_CROSSED_SCORE,
+        sentence=sentences[hit.sentence], trace=trace, why="one end of the range differs",
+    )  # fmt: skip
+
+
+def check_qualified(
+    claim: ClaimJudgement,
+    value: StatedValue,
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
+    *,
+    question: str = "",
+) -> ClaimJudgement | None:
+    """A claim's one value stated for one qualifier of a noun ("a cabin bag of up to 10 kg")
+    while the claim's words (a short answer's: its ``question``'s) name another ("the checked
+    bag", stated with 25 kg) and not the value's own: contradicted."""
+    asked = {(q, n) for q, n, _ in qualified_pairs(question or claim.text)}
+    if not asked:
+        return None
+    hit = qualified_rival(value, asked, [s for _, s in sentences])
+    if hit is None:
+        return None
+    return contradicted(
+        claim, kind=KINDS.get(value.kind, "number"), said=value.text, stated=hit.stated,
+        score=_CROSSED_SCORE, sentence=sentences[hit.sentence], trace=trace,
+        why=f"{value.text} is stated for {hit.own}, not {hit.asked}",
+    )  # fmt: skip
 
 
 def check_sentence_names(

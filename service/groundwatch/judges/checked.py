@@ -38,6 +38,8 @@ from groundwatch.judges.cases import (
     check_crossed,
     check_days,
     check_pairs,
+    check_qualified,
+    check_ranges,
     check_sentence_names,
     contradicted,
     crossed,
@@ -79,6 +81,8 @@ VALUES_VERSION = "vc9"
 
 #: An answer of at most this many words is a short answer: its values are read with the question.
 _SHORT_WORDS = 10
+#: A short answer of at most this many words is a fragment, read with its question as a whole.
+_FRAGMENT_WORDS = 4
 _VALUE_KINDS = frozenset({"number", "date", "year"})
 #: The score of a short answer's name given another role in its sentence (:mod:`.values.roles`).
 _ROLE_SCORE = 0.9
@@ -188,8 +192,13 @@ def _check_values(
             )
         if case is None:
             case = check_pairs(claim, values, sentences, trace, question=question if terse else "")
+        if case is None:
+            fragment = short and len(claim.text.split()) <= _FRAGMENT_WORDS
+            case = check_ranges(claim, sentences, trace, question=question if fragment else "")
         if case is None and asks:
             case = check_asked_case(claim, values[0], question, sentences, trace)
+        if case is None and len(values) == 1 and (asks or not terse):
+            case = check_qualified(claim, values[0], sentences, trace, question=asks)
         if case is not None:
             return case
     # A value the question gives ("my 20 kg son") is the user's premise, not the passages'.

@@ -483,4 +483,5 @@ def account_values(
             if hit.claim.kind in ("date", "year") or len(dated) < len(periods):
                 out.conflicts.remove(hit)
                 out.unaccounted.append(hit.claim)
+                out.disputed.append(hit)
     return out
