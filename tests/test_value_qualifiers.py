@@ -38,7 +38,8 @@ def test_the_value_of_the_other_qualifier() -> None:
     # the qualifiers after their values
     [value] = stated_values("20 minutes")
     hit = qualified_rival(value, {("international", "terminal")}, SHUTTLE)
-    assert hit is not None and hit.stated == "30 minutes"
+    assert hit is not None
+    assert hit.stated == "30 minutes"
     # the value's own qualifier asked
     assert qualified_rival(value, {("domestic", "terminal")}, SHUTTLE) is None
 

@@ -40,8 +40,6 @@ from groundwatch.judges.values.contrast import other_case
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.opposite import opposite_case
 from groundwatch.judges.values.paired import case_confirmed, crossed_pair
-from groundwatch.judges.values.qualifiers import qualified_pairs, qualified_rival
-from groundwatch.judges.values.ranges import crossed_range
 from groundwatch.judges.values.parallel import (
     Crossed,
     asked_words,
@@ -49,6 +47,8 @@ from groundwatch.judges.values.parallel import (
     crossed_case,
     crossed_value,
 )
+from groundwatch.judges.values.qualifiers import qualified_pairs, qualified_rival
+from groundwatch.judges.values.ranges import crossed_range
 from groundwatch.judges.values.stated import StatedValue, clause_bounds, normalised, stated_values
 from groundwatch.judges.values.weekdays import days_named, other_days
 

@@ -75,7 +75,7 @@ def _sides(text: str, kin: Sequence[StatedValue]) -> list[tuple[str, str, str]] 
         if all(have[: len(kin)]):
             side = [[p for p in found if p[1] == noun][-1] for found in pairs[: len(kin)]]
         elif all(have[1:]):
-            side = [[p for p in found if p[1] == noun][0] for found in pairs[1:]]
+            side = [next(p for p in found if p[1] == noun) for found in pairs[1:]]
         else:
             continue
         if len({q for q, _, _ in side}) == len(side):

@@ -75,9 +75,8 @@ def _joined(text: str, a: StatedValue, b: StatedValue) -> bool:
     m = _JOIN.fullmatch(between)
     if m is None:
         return False
-    if between.strip().lower().startswith("and") and not _BETWEEN.search(text[: a.span[0]]):
-        return False  # "£5 and £9": two values, unless "between £5 and £9"
-    return True
+    # "£5 and £9": two values, unless "between £5 and £9"
+    return not between.strip().lower().startswith("and") or bool(_BETWEEN.search(text[: a.span[0]]))
 
 
 def _same_kind(a: StatedValue, b: StatedValue) -> bool:
