@@ -305,6 +305,13 @@ def missing_case(value: StatedValue, evidence: Sequence[StatedValue]) -> bool:
     return not mine & theirs and any(u in units for _, u in theirs)
 
 
+def _only_count(value: StatedValue, exact: Sequence[StatedValue]) -> bool:
+    """``value`` counts a noun ("four users") that exactly one evidence value counts too."""
+    if not value.kind.startswith("n:") or value.kind == "n:" or len(exact) != 1:
+        return False
+    return not any(v.quantity is not None and v.quantity.bound for v in (value, exact[0]))
+
+
 def _period_tells(value: StatedValue, agreeing: StatedValue, best: StatedValue) -> bool:
     """The claim's value is a rate per the period an agreeing value is stated per, and the
     better-aligned one is per none or another ("£1,150 a month" against "£1,150 pcm, deposit
@@ -349,6 +356,12 @@ def account_one(
             if i not in inside and _same_count(value, e)
         ]
     best_agree = max(agreeing, key=lambda t: t[0]) if agreeing else None
+    if _only_count(value, [evidence[i][1] for i in exact]) and not any(
+        agrees(value, evidence[i][1]) for i in exact
+    ):
+        # the one count of the claim's noun ("two users" for "four users"; "four AA batteries"
+        # is another noun's): the noun says which attribute, however the words around align
+        return "disputed", AlignedValue(value, best[2], best[1], best[0])
     slack = SENTENCE_AGREE_SLACK if strict else AGREE_SLACK
     if best_agree is not None and best_agree[0] >= best[0] - slack:
         return "agreed", AlignedValue(value, best_agree[2], best_agree[1], best_agree[0])
