@@ -347,8 +347,11 @@ def account_one(
     scored = [scored_at(i) for i in pool]
     best = max(scored, key=lambda t: t[0])
     agreeing = [t for t in scored if agrees(value, t[2]) or _year_of_date(value, t[2])]
-    if exact or value.kind.startswith("n:"):
-        # the same number said with another noun ("54 storeys" / "54 floors")
+    if (exact or value.kind.startswith("n:")) and not _only_count(
+        value, [evidence[i][1] for i in exact]
+    ):
+        # the same number said with another noun ("54 storeys" / "54 floors"), unless the
+        # passages count the claim's own noun ("two players" beside "3 batteries")
         inside = set(pool)
         agreeing += [
             scored_at(i)
@@ -356,12 +359,6 @@ def account_one(
             if i not in inside and _same_count(value, e)
         ]
     best_agree = max(agreeing, key=lambda t: t[0]) if agreeing else None
-    if _only_count(value, [evidence[i][1] for i in exact]) and not any(
-        agrees(value, evidence[i][1]) for i in exact
-    ):
-        # the one count of the claim's noun ("two users" for "four users"; "four AA batteries"
-        # is another noun's): the noun says which attribute, however the words around align
-        return "disputed", AlignedValue(value, best[2], best[1], best[0])
     slack = SENTENCE_AGREE_SLACK if strict else AGREE_SLACK
     if best_agree is not None and best_agree[0] >= best[0] - slack:
         return "agreed", AlignedValue(value, best_agree[2], best_agree[1], best_agree[0])
@@ -404,6 +401,12 @@ def account_one(
             return "conflict", AlignedValue(value, best[2], best[1], best[0])
         if best[0] >= DISPUTE_SCORE and not bound:
             # the passages state this attribute, with a value that is not the claim's
+            return "disputed", AlignedValue(value, best[2], best[1], best[0])
+        only = [evidence[i][1] for i in exact]
+        if _only_count(value, only) and not agrees(value, only[0]):
+            # the one count of the claim's noun ("two users" for "four users"; "four AA
+            # batteries" is another noun's): the noun says which attribute, however loosely
+            # the words around align
             return "disputed", AlignedValue(value, best[2], best[1], best[0])
     return "unaccounted", None
 
