@@ -3,7 +3,8 @@ triples in 8 domains, written blind (tests/values/README.md); ``dev/`` read, ``b
 once after the code was final (and again after Session 45), ``blind2/`` (4 more domains, written
 blind in Session 45) measured once, at Session 45's final code; ``dev2/`` (read) and ``blind3/``
 (measured once) in 8 more domains, written blind in Session 49; ``dev3/`` (read) and ``blind4/``
-(measured once) in 8 more, written blind in Session 52."""
+(measured once) in 8 more, written blind in Session 52; ``dev4/`` (read) and ``blind5/``
+(measured once) in 8 more, written blind in Session 53."""
 
 from __future__ import annotations
 
@@ -86,6 +87,20 @@ def test_the_fourth_pair_of_halves_is_apart_from_the_rest() -> None:
     }
     assert not {r["premise"] for r in dev3} & {r["premise"] for r in blind4}
     assert not {r["premise"] for r in dev3 + blind4} & {r["premise"] for r in others}
+
+
+def test_the_fifth_pair_of_halves_is_apart_from_the_rest() -> None:
+    """dev4 (read) and blind5 (measured once), four more domains (Session 53)."""
+    dev4 = [r for p in FILES if p.parent.name == "dev4" for r in _rows(p)]
+    blind5 = [r for p in FILES if p.parent.name == "blind5" for r in _rows(p)]
+    others = [r for p in FILES if p.parent.name not in ("dev4", "blind5") for r in _rows(p)]
+    assert len(dev4) >= 160
+    assert len(blind5) >= 160
+    assert {p.stem for p in FILES if p.parent.name == "dev4"} == {
+        p.stem for p in FILES if p.parent.name == "blind5"
+    }
+    assert not {r["premise"] for r in dev4} & {r["premise"] for r in blind5}
+    assert not {r["premise"] for r in dev4 + blind5} & {r["premise"] for r in others}
 
 
 # Measured 2026-12-07 (Session 52, values check vc9, final); bars a little below. Session 51
