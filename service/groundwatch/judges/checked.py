@@ -64,12 +64,18 @@ from groundwatch.judges.values.alignment import (
 )
 from groundwatch.judges.values.codes import account_code
 from groundwatch.judges.values.contrast import other_case, other_name, own_case
+from groundwatch.judges.values.direction import direction, opposite_directions
 from groundwatch.judges.values.entities import entity_spans
 from groundwatch.judges.values.names import account_name
 from groundwatch.judges.values.paired import stated_together
 from groundwatch.judges.values.parallel import asked_words, crossed_case
 from groundwatch.judges.values.roles import crossed_role
-from groundwatch.judges.values.stated import StatedValue, case_periods, stated_values
+from groundwatch.judges.values.stated import (
+    StatedValue,
+    case_periods,
+    normalised,
+    stated_values,
+)
 from groundwatch.judges.values.topics import passage_topics
 from groundwatch.judges.values.uncovered import uncovered_case, unmentioned
 from groundwatch.judges.values.valued_names import valued_name
@@ -85,6 +91,8 @@ _SHORT_WORDS = 10
 #: A short answer of at most this many words is a fragment, read with its question as a whole.
 _FRAGMENT_WORDS = 4
 _VALUE_KINDS = frozenset({"number", "date", "year"})
+#: How a change's direction is written in a reason.
+_WAY = {1: "up", -1: "down", 0: ""}
 #: Kinds of value a sentence often works out or words otherwise than the passages.
 _WORKED_KINDS = frozenset({"freq", "time", "ppoint", "date", "year"})
 #: The score of a short answer's name given another role in its sentence (:mod:`.values.roles`).
@@ -175,6 +183,10 @@ def _check_values(
             claim, kind=kind, said=hit.claim.text, stated=hit.evidence.text, score=hit.score,
             sentence=sentences[hit.sentence], trace=trace,
         )  # fmt: skip
+    if claim.verdict != "contradicted":
+        turned = _turned(claim, account, sentences, trace)
+        if turned is not None:
+            return turned
     if claim.verdict != "contradicted":
         # A short answer's one value ("Every 4 minutes") is of the case its question asks
         # ("off-peak"); of several, some only qualify the one asked ("1.2 g in 24 hours").
@@ -268,6 +280,33 @@ def _check_values(
                 conflict=None,
             )
     return claim
+
+
+def _turned(
+    claim: ClaimJudgement,
+    account: ValueAccount,
+    sentences: Sequence[tuple[int, str]],
+    trace: RagTrace,
+) -> ClaimJudgement | None:
+    """A sentence's value that agrees with the passages' while its words say it changed the
+    other way ("rose 4%" against "fell 4%": :mod:`.values.direction`): contradicted."""
+    text = normalised(claim.text)
+    own = {v.text: v for v in stated_values(claim.text)}  # spans in the claim as written
+    for hit in account.agreed:
+        sentence = sentences[hit.sentence]
+        mine = own.get(hit.claim.text)
+        if mine is None:
+            continue
+        if opposite_directions(text, mine, normalised(sentence[1]), hit.evidence):
+            said, stated = (
+                f"{_WAY[direction(text, mine)]} {mine.text}",
+                f"{_WAY[direction(normalised(sentence[1]), hit.evidence)]} {hit.evidence.text}",
+            )
+            return contradicted(
+                claim, kind="number", said=said, stated=stated, score=_ROLE_SCORE,
+                sentence=sentence, trace=trace, why="the change is stated the other way",
+            )  # fmt: skip
+    return None
 
 
 def _kind_unstated(value: StatedValue, found: Sequence[StatedValue], claim: str) -> bool:
