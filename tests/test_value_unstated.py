@@ -1,5 +1,5 @@
-"""A sentence's measure or price of a kind the passages state none of ("parking costs £5" of
-passages without a price) is not supported. Written before the judge was run on them
+"""A sentence's measure of a kind the passages state none of ("weighs 2.1 kg" of passages
+without a weight) is not supported. Written before the judge was run on them
 (Session 53)."""
 
 from __future__ import annotations

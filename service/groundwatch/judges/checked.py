@@ -310,15 +310,20 @@ def _turned(
 
 
 def _kind_unstated(value: StatedValue, found: Sequence[StatedValue], claim: str) -> bool:
-    """No evidence value is of ``value``'s kind at all ("£8 to drop in" of passages without a
-    price), nor is ``value`` worked out from theirs: a value the passages do not state. Only a
-    measure or a price: counts, durations, frequencies, differences and dates are as often
+    """No evidence value is of ``value``'s kind at all ("weighs 2.1 kg" of passages without a
+    weight), nor is ``value`` worked out from theirs: a value the passages do not state. Only a
+    measure: counts, durations, frequencies, differences and dates are as often
     worked out or read otherwise ("two doses", "ten years later", "twice a year", "0.22
-    percentage points": the dev halves lost 8 true sentences to 4, Session 53)."""
-    if value.kind.startswith("n:") or value.kind in _WORKED_KINDS:
+    percentage points": the dev halves lost 8 true sentences to 4, Session 53). Not a price
+    either: prices are worked out in more ways (held-out 4 lost a true claim, Session 53)."""
+    if value.kind.startswith(("n:", "cur:")) or value.kind in _WORKED_KINDS:
         return False
     if any(exact_kind(value, e) or comparable(value, e) for e in found):
         return False
+    if value.quantity is not None and any(
+        e.quantity is not None and e.quantity.raw == value.quantity.raw for e in found
+    ):
+        return False  # the same number written with another unit or none ("20 USD")
     return not worked_out(value, found, claim)
 
 
