@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from groundwatch.judges.claims.short_answers import claim_values, one_unit
+from groundwatch.judges.values.stated import stated_values
 from groundwatch.judges.values.uncovered import unmentioned
 from tests.judged import LOCAL_BACKENDS, Case, assert_right_and_wrong
 
@@ -48,3 +49,28 @@ def test_one_unit_of_time_is_supported() -> None:
 @pytest.mark.parametrize("backend", LOCAL_BACKENDS)
 def test_another_unit_of_time_is_not_supported(backend: str) -> None:
     assert_right_and_wrong(backend, WRONG)
+
+
+def test_a_single_number_word_is_one_number() -> None:
+    """ "a single one-litre bag" is one litre, not "single" and "one" added (Session 53)."""
+    [value] = stated_values("They all go in a single one-litre bag.")
+    assert value.quantity is not None
+    assert value.quantity.value == 1.0
+
+
+LIQUIDS = [
+    "Liquids must be in containers of at most 100 ml, all in one clear bag of up to 1 litre."
+]
+
+
+@pytest.mark.parametrize("backend", LOCAL_BACKENDS)
+def test_a_single_one_litre_bag_is_not_contradicted(backend: str) -> None:
+    cases: list[Case] = [
+        (
+            "How do I carry liquids?",
+            LIQUIDS,
+            "Containers of up to 100 ml all go in a single one-litre bag.",
+            True,
+        )
+    ]
+    assert_right_and_wrong(backend, cases)

@@ -121,6 +121,8 @@ def to_number(text: str) -> float | None:
     except ValueError:
         pass
     parts = re.split(r"[\s-]+", t)
+    if len(parts) > 1 and parts[0] == "single":
+        parts = parts[1:]  # "a single one-litre bag": one litre, not two
     if not parts or any(p not in NUMBER_WORDS for p in parts):
         return None
     total = 0.0
