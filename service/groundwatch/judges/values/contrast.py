@@ -35,7 +35,7 @@ from groundwatch.judges.values.stated import (
     stated_values,
 )
 
-__all__ = ["OtherCase", "other_case", "own_case"]
+__all__ = ["OtherCase", "other_case", "other_sentence_name", "own_case"]
 
 #: A claim's words: of its value's clause (:mod:`.stated`: they weigh 1.0, decaying with
 #: distance; the segment's 0.55).
@@ -294,3 +294,25 @@ def other_name(
         if whole:
             break
     return ()
+
+
+#: Two sentences share at least this share of their words (beyond the names): one frame said
+#: of two things ("Pip came from Edinburgh Zoo." / "Moss came from Chester Zoo.").
+_PARALLEL = 0.5
+
+
+def other_sentence_name(
+    question: str, answer: str, rival: str, own: str, other: str
+) -> tuple[str, ...]:
+    """The words of ``question`` that sentence ``other`` says beside ``rival`` and sentence
+    ``own`` does not say beside ``answer``, where the two sentences are one frame said of two
+    things (a "respectively" pair read apart: :mod:`..text.respectively`) and ``own`` says no
+    word of the question that ``other`` lacks; () otherwise."""
+    names = set(content_words(f"{answer} {rival}"))
+    mine, theirs = ({w for w in content_words(s) if w.isalpha()} - names for s in (own, other))
+    if not mine or not theirs or len(mine & theirs) < _PARALLEL * len(mine | theirs):
+        return ()
+    asked = set(content_words(question)) - _WH - names
+    if (mine - theirs) & asked:
+        return ()
+    return tuple(sorted((theirs - mine) & asked))

@@ -129,6 +129,9 @@ def account_name(question: str, answer: str, evidence: Sequence[str]) -> NameAcc
     if not named:
         return None
     mine = set().union(*(_words(n) for n in named))
+    # the word the question asks by ("Which zoo ...?": "Edinburgh Zoo", "Chester Zoo") tells
+    # no name from another
+    mine = (mine - set(content_words(question))) or mine
     q_attr = attribute_at(f"{question.rstrip('?').strip()} ", len(question) + 1, len(question) + 1)
     cands = []
     q_words = set(content_words(question))
