@@ -42,3 +42,32 @@ def test_a_holiday_agrees_with_its_date(backend: str) -> None:
     assert wrong.verdict != "supported"
     if backend == "verifier":
         assert right.verdict == "supported"
+
+
+def test_a_holiday_with_its_year_is_one_date() -> None:
+    """ "Christmas Day 2021" is 25 December 2021, one value (Session 53)."""
+    assert _dates("It launched on Christmas Day 2021.") == [(2021, 12, 25)]
+    assert _dates("We close on Christmas Eve, 2024.") == [(2024, 12, 24)]
+
+
+@pytest.mark.parametrize("backend", LOCAL_BACKENDS)
+def test_a_holiday_of_another_event_is_not_supported(backend: str) -> None:
+    """The short answer's one date is read as the question's case: the launch's, not the
+    arrival asked."""
+    ship = [
+        "The Tern probe launched on 25 December 2024 and reached lunar orbit on 3 March 2025; its "
+        "first images were sent on 20 April 2025."
+    ]
+    traces = [
+        RagTrace(
+            trace_id="w", question="When did Tern reach lunar orbit?", contexts=ship,
+            answer="Christmas Day 2024",
+        ),
+        RagTrace(
+            trace_id="r", question="When did Tern launch?", contexts=ship,
+            answer="Christmas Day 2024",
+        ),
+    ]  # fmt: skip
+    [wrong], [right] = (r.claims for r in local_evaluator(backend).evaluate_batch(traces))
+    assert wrong.verdict != "supported"
+    assert right.verdict != "contradicted"

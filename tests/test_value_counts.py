@@ -81,3 +81,21 @@ def test_the_nouns_own_count_is_not_contradicted(backend: str) -> None:
 @pytest.mark.xfail(reason="a count agrees with the same number of another noun", strict=True)
 def test_another_nouns_count_beside_the_nouns_own() -> None:
     assert_right_and_wrong("verifier", OTHER_NOUN)
+
+
+GARLIC = [
+    "Plant the garlic cloves pointed end up to a depth of 2.5 cm in well-drained soil between "
+    "October and December."
+]
+
+
+def test_the_one_measure_whose_clause_says_the_claims_word() -> None:
+    """ "5 cm deep" against the passages' one length, "to a depth of 2.5 cm": the word says
+    which attribute ("deep" is "depth"), however loosely the rest aligns (Session 53)."""
+    account = account_values(
+        "Put garlic in the ground from October to December, about 5 cm deep.",
+        GARLIC,
+        conflict_score=SENTENCE_CONFLICT_SCORE,
+        strict=True,
+    )
+    assert [(d.claim.text, d.evidence.text) for d in account.disputed] == [("5 cm", "2.5 cm")]

@@ -98,6 +98,7 @@ _SYNONYMS = {
     start:begin,commenc end:finish,terminat make:manufactur,produc larg:big small:littl
     includ:contain show:display need:requir help:assist use:utiliz,utilis keep:retain
     choos:select repli:respond,answer fast:quick,rapid car:vehicl
+    deep:depth wide:width long:length high:height weigh:weight thick:thickness
     """
     )
     for canon, forms in [group.split(":")]

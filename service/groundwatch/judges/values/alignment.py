@@ -305,11 +305,22 @@ def missing_case(value: StatedValue, evidence: Sequence[StatedValue]) -> bool:
     return not mine & theirs and any(u in units for _, u in theirs)
 
 
+#: A word of a value's own clause weighs at least this in its attribute (:mod:`.stated`).
+_CLAUSE_WORD = 0.8
+
+
 def _only_count(value: StatedValue, exact: Sequence[StatedValue]) -> bool:
-    """``value`` counts a noun ("four users") that exactly one evidence value counts too."""
-    if not value.kind.startswith("n:") or value.kind == "n:" or len(exact) != 1:
+    """``value`` counts a noun ("four users") that exactly one evidence value counts too, or
+    is a measure of the one evidence value of its kind whose clause says the word the claim's
+    value is said with ("5 cm deep": "to a depth of 3-4 cm")."""
+    if len(exact) != 1 or value.kind == "n:":
         return False
-    return not any(v.quantity is not None and v.quantity.bound for v in (value, exact[0]))
+    if any(v.quantity is not None and v.quantity.bound for v in (value, exact[0])):
+        return False
+    if value.kind.startswith("n:"):
+        return True
+    head = [w for w, weight in value.attribute.items() if weight >= 1.0]
+    return any(exact[0].attribute.get(w, 0.0) >= _CLAUSE_WORD for w in head)
 
 
 def _period_tells(value: StatedValue, agreeing: StatedValue, best: StatedValue) -> bool:

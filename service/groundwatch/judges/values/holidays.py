@@ -3,6 +3,7 @@
 Usage::
 
     holiday_spans("We close early on Christmas Eve.")   # [(17, 30, (None, 12, 24))]
+    holiday_spans("Christmas Day 2021")                  # [(0, 18, (2021, 12, 25))]
     holiday_words("Christmas Eve at 1 pm")              # ('christma', 'eve'): a date's words
 
 Only holidays whose date is the same every year (in the calendar most passages use); one that
@@ -30,17 +31,22 @@ _FIXED: dict[str, tuple[int, int]] = {
     r"Halloween|Hallowe{_A}en": (10, 31),
     r"Bonfire Night|Guy Fawkes Night": (11, 5),
 }
-_HOLIDAY = re.compile("|".join(f"(?P<h{i}>\\b(?:{p})\\b)" for i, p in enumerate(_FIXED)))
+_HOLIDAY = re.compile(
+    "(?:" + "|".join(f"(?P<h{i}>\\b(?:{p})\\b)" for i, p in enumerate(_FIXED)) + ")"
+    r"(?:,?\s+(?P<year>(?:1[5-9]|20)\d\d)\b)?"
+)
 _DATES = list(_FIXED.values())
 
 
-def holiday_spans(text: str) -> list[tuple[int, int, tuple[None, int, int]]]:
-    """Every fixed holiday of ``text`` as ``(start, end, (None, month, day))``."""
-    out: list[tuple[int, int, tuple[None, int, int]]] = []
+def holiday_spans(text: str) -> list[tuple[int, int, tuple[int | None, int, int]]]:
+    """Every fixed holiday of ``text`` as ``(start, end, (year, month, day))``: the year when
+    one follows ("Christmas Day 2021"), else None."""
+    out: list[tuple[int, int, tuple[int | None, int, int]]] = []
     for m in _HOLIDAY.finditer(text):
         which = next(i for i in range(len(_DATES)) if m.group(f"h{i}"))
         month, day = _DATES[which]
-        out.append((m.start(), m.end(), (None, month, day)))
+        year = int(m.group("year")) if m.group("year") else None
+        out.append((m.start(), m.end(), (year, month, day)))
     return out
 
 
