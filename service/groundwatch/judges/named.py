@@ -27,6 +27,7 @@ from groundwatch.judges.text.words import as_written, content_words
 from groundwatch.judges.values.codes import account_code
 from groundwatch.judges.values.contrast import other_name, other_sentence_name
 from groundwatch.judges.values.entities import entity_spans
+from groundwatch.judges.values.gapped import gapped_rival
 from groundwatch.judges.values.names import account_name
 from groundwatch.judges.values.parallel import asked_words, crossed_case
 from groundwatch.judges.values.roles import crossed_role
@@ -78,6 +79,16 @@ def check_name(
                 claim, kind="entity", said=role.said, stated=role.stated, score=_ROLE_SCORE,
                 sentence=sentences[role.sentence], trace=trace,
                 why=f"{role.said} is named for '{role.role}', {role.stated} for '{role.asked}'",
+            )  # fmt: skip
+        gapped = gapped_rival(parts[0], answer, [s for _, s in sentences])
+        if gapped is not None:
+            texts = [s for _, s in sentences]
+            if absent_words(question, texts):
+                return _not_found(claim, f"stated for another name: {gapped.stated}")
+            return contradicted(
+                claim, kind="entity", said=answer, stated=gapped.stated, score=_ROLE_SCORE,
+                sentence=sentences[gapped.sentence], trace=trace,
+                why=f"what is asked ({', '.join(gapped.asked)}) is said of {gapped.stated}",
             )  # fmt: skip
     hit = account_name(parts[0], answer, [s for _, s in sentences]) if answer else None
     if hit is None:
