@@ -22,6 +22,7 @@ HOURS = ["The library is open 08:00–20:00 on weekdays and 09:00–17:00 at wee
 SODIUM = [
     "Serum sodium reference range: 135–145 mmol/L. Potassium reference range: 3.5–5.1 mmol/L."
 ]
+FERRITIN = ["Ferritin reference ranges: men 30–400 µg/L, women 15–150 µg/L."]
 GARDEN = [
     "The walled garden is closed to visitors from 20 December to 2 January, and the café closes "
     "on 24 December."
@@ -43,6 +44,10 @@ def test_one_end_agrees_the_other_does_not() -> None:
     hit = crossed_range("The pool is kept between 26 °C and 30 °C.", POOL)
     assert hit is not None
     assert (hit.sentence, "30" in hit.said, "28" in hit.stated) == (0, True, True)
+    # each end is one case's: the claim's words say whose range it gives (Session 53)
+    hit = crossed_range("For men, a ferritin of 15 to 400 µg/L is normal.", FERRITIN)
+    assert hit is not None
+    assert "30" in hit.stated
     # the range as stated, in other units: no conflict
     assert crossed_range("The pool is heated to 26-28 degrees Celsius.", POOL) is None
 

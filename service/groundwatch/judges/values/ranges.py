@@ -156,6 +156,14 @@ def crossed_range(claim: str, evidence: Sequence[str]) -> CrossedRange | None:
             key=lambda t: -t[0],
         )
         best = scored[0]
+        named = [(k, r) for k, r in alike if _names_case(own, r, [x for _, x in alike])]
+        if len(named) == 1:
+            # the claim says a word of one range's own clause only ("For adult men ...":
+            # "men 130–170 g/L, women 120–155 g/L"): that range is the claim's
+            k, r = named[0]
+            if sum(_ends(mine, r)) == 1:
+                return CrossedRange(mine.text, r.text, k)
+            continue
         rivals = [
             attribute_score(own, _attribute(r), weights) for _, r in alike if r is not best[2]
         ]
@@ -163,6 +171,18 @@ def crossed_range(claim: str, evidence: Sequence[str]) -> CrossedRange | None:
             continue  # another range aligns about as well: not told apart
         return CrossedRange(mine.text, best[2].text, best[1])
     return None
+
+
+#: A word of a value's own clause weighs at least this in its attribute (:mod:`.stated`).
+_CLAUSE = 0.8
+
+
+def _names_case(own: dict[str, float], r: Range, alike: Sequence[Range]) -> bool:
+    """``own`` (the claim range's words) says a word of ``r``'s own clause that is no other
+    range's clause word."""
+    theirs = {w for w, x in _attribute(r).items() if x >= _CLAUSE}
+    others = {w for o in alike if o is not r for w, x in _attribute(o).items() if x >= _CLAUSE}
+    return bool(set(own) & (theirs - others))
 
 
 def _together(mine: Range, evidence: Sequence[str]) -> bool:
