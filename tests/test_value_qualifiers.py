@@ -85,3 +85,30 @@ def test_another_qualifiers_value_is_contradicted(backend: str) -> None:
 @pytest.mark.parametrize("backend", LOCAL_BACKENDS)
 def test_the_qualifiers_own_value_is_not_contradicted(backend: str) -> None:
     assert_right_and_wrong(backend, RIGHT)
+
+
+TEAM = [
+    "Cloudnote Team costs $15 per user per month when billed monthly, or $11 per user per month "
+    "when billed yearly."
+]
+BILLING: list[Case] = [
+    (
+        "What does Cloudnote Team cost?",
+        TEAM,
+        "Cloudnote Team is $15 per user per month if you pay yearly.",
+        False,
+    ),
+    (
+        "What does Cloudnote Team cost?",
+        TEAM,
+        "Paying monthly, Cloudnote Team is $15 per user per month.",
+        True,
+    ),
+]
+
+
+@pytest.mark.parametrize("backend", LOCAL_BACKENDS)
+def test_a_rate_of_the_other_billing_period_is_not_supported(backend: str) -> None:
+    """The case after the rate ("per user per month when billed yearly") names the clause's
+    case, the rate does not (Session 53)."""
+    assert_right_and_wrong(backend, BILLING)

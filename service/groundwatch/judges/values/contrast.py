@@ -104,7 +104,10 @@ def _elided(text: str, values: Sequence[StatedValue]) -> bool:
         if not words:
             # "and 90 minutes when transferring ...", "and £150 on Fridays": the value and its
             # case, no subject of their own ("and seven of its nine tracks were ..." has one)
-            after = re.match(r"\W*([A-Za-z]+)", text[v.span[1] :])
+            # past the rate the value is per ("$9 per user per month when ...")
+            after = re.match(
+                r"\W*(?:(?:per|a|an|each)\s+[A-Za-z]+\W*)*([A-Za-z]+)", text[v.span[1] :]
+            )
             word = after.group(1).lower() if after is not None else ""
             if v.span[0] > first_at and lo > 0 and word in _CASE_OPENERS:
                 return True
@@ -131,8 +134,14 @@ def _beside(text: str, v: StatedValue) -> set[str]:
     """The stems of the words beside ``v`` in its clause (counted cases marked)."""
     lo, hi = _reach(text, v)
     before = [s for w in re.findall(r"[\w'’.\-]+", text[lo : v.span[0]]) for s in _stems_of(w)]
-    after = [s for w in re.findall(r"[\w'’.\-]+", text[v.span[1] : hi]) for s in _stems_of(w)]
+    rest = text[v.span[1] : hi]
+    rate = _RATE.match(rest)  # "per user per month": what the value is per, no case
+    rest = rest[rate.end() :] if rate is not None else rest
+    after = [s for w in re.findall(r"[\w'’.\-]+", rest) for s in _stems_of(w)]
     return set(before[-_BESIDE_BEFORE:]) | set(after[:_BESIDE_AFTER])
+
+
+_RATE = re.compile(r"(?:\W*(?:per|a|an|each)\s+[A-Za-z]+)+")
 
 
 def _stems_of(word: str) -> frozenset[str]:
@@ -183,8 +192,9 @@ def _other_case(
         shown = _clause_words(aligned, text, set()) - _clause_words(rival, text, set())
         # both cases named, the other one by a word beside its value ("on HIGH for 4 to 5 hours")
         if said_other and not said_own and shown:
+            own_words = (shown - noise) or shown  # the topic said of both is no case of its own
             return OtherCase(
-                aligned.text, rival.text, tuple(sorted(shown)), tuple(sorted(said_other))
+                aligned.text, rival.text, tuple(sorted(own_words)), tuple(sorted(said_other))
             )
     return None
 
