@@ -319,6 +319,8 @@ def _only_count(value: StatedValue, exact: Sequence[StatedValue]) -> bool:
         return False
     if value.kind.startswith("n:"):
         return True
+    if value.quantity is None or value.kind in ("clock", "freq"):
+        return False  # a date or a time of day: many a sentence has one (blind units dates)
     head = [w for w, weight in value.attribute.items() if weight >= 1.0]
     return any(exact[0].attribute.get(w, 0.0) >= _CLAUSE_WORD for w in head)
 
