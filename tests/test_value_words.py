@@ -74,3 +74,25 @@ def test_a_single_one_litre_bag_is_not_contradicted(backend: str) -> None:
         )
     ]
     assert_right_and_wrong(backend, cases)
+
+
+CHECK_IN = [
+    "Check-in closes 60 minutes before departure for domestic flights and 90 minutes before "
+    "departure for international flights."
+]
+
+
+def test_one_unit_of_time_before_an_event() -> None:
+    """ "An hour before departure" is 60 minutes before it, as "an hour" alone is (Session 53)."""
+    assert one_unit("An hour before departure") == "1 hour before departure"
+    assert one_unit("A week later") == "A week later"
+
+
+@pytest.mark.parametrize("backend", LOCAL_BACKENDS)
+def test_one_unit_before_an_event_is_read_as_its_case(backend: str) -> None:
+    q = "When does check-in close for {} flights?"
+    cases: list[Case] = [
+        (q.format("international"), CHECK_IN, "An hour before departure", False),
+        (q.format("domestic"), CHECK_IN, "An hour before departure", True),
+    ]
+    assert_right_and_wrong(backend, cases)

@@ -82,12 +82,14 @@ def claim_values(
 
 
 #: A whole short answer that is one unit of time ("A week", "In roughly a day", "About a
-#: fortnight"): a duration, read as one. (In a sentence "a week" is as often a period: "£5 a
+#: fortnight", "An hour before departure"): a duration, read as one. (In a sentence "a week" is as often a period: "£5 a
 #: week", "twice a week"; read there too, it cost the triage set a false contradiction.)
 _ONE_UNIT = re.compile(
     r"^(?:in|for|after|within)?\s*(?P<hedge>(?:about|around|roughly|approximately|nearly|almost"
     r"|just over|just under|a little over|a little under|over|under)\s+)?(?:a|an|one)\s+"
-    r"(?P<unit>minute|hour|day|week|fortnight|month|year|decade)$",
+    r"(?P<unit>minute|hour|day|week|fortnight|month|year|decade)"
+    # "An hour before departure": before an event, still the duration asked
+    r"(?P<rest>\s+(?:before|prior\s+to)\s+[\w\s'’-]+)?$",
     re.I,
 )
 _AS_COUNT = {"fortnight": "14 days", "decade": "10 years"}
@@ -100,7 +102,7 @@ def one_unit(answer: str) -> str:
     if m is None:
         return answer
     unit = m.group("unit").lower()
-    return f"{m.group('hedge') or ''}{_AS_COUNT.get(unit, f'1 {unit}')}"
+    return f"{m.group('hedge') or ''}{_AS_COUNT.get(unit, f'1 {unit}')}{m.group('rest') or ''}"
 
 
 _HOW_MANY = re.compile(r"\bhow\s+many\s+(?:more\s+|other\s+)?([a-z]+)", re.I)
