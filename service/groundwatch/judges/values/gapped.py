@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from groundwatch.judges.text.grammar import is_verb
 from groundwatch.judges.text.words import content_words
 from groundwatch.judges.values.entities import entity_spans
 
@@ -55,13 +56,13 @@ _ASIDE = re.compile(r",[^,]*,")
 
 
 def _verbless(half: str) -> bool:
-    """At most one plain (lowercase) word outside its asides: a half that leaves the verb out
-    ("Saltmarsh, the seafood restaurant, by Hannah Okafor"; not "Leeds staff report to ...")."""
-    plain = [
-        t
-        for t in re.findall(r"[A-Za-z][\w'’-]*", _ASIDE.sub(" ", half))
-        if t[0].islower() and content_words(t)
-    ]
+    """No verb and at most one plain (lowercase) word outside its asides: a half that leaves
+    the verb out ("Saltmarsh, the seafood restaurant, by Hannah Okafor"; not "Leeds staff
+    report to ...", "Northbound was directed by ...")."""
+    tokens = re.findall(r"[A-Za-z][\w'’-]*", _ASIDE.sub(" ", half))
+    if any(is_verb(t) or (t[0].islower() and t.endswith("ed")) for t in tokens):
+        return False
+    plain = [t for t in tokens if t[0].islower() and content_words(t)]
     return len(plain) <= 1
 
 
