@@ -344,7 +344,8 @@ def check_qualified(
     asked = {(q, n) for q, n, _ in qualified_pairs(question or claim.text)}
     if not asked:
         return None
-    hit = qualified_rival(value, asked, [s for _, s in sentences])
+    words = set(content_words(question or claim.text))
+    hit = qualified_rival(value, asked, [s for _, s in sentences], words)
     if hit is None:
         return None
     return contradicted(

@@ -84,12 +84,16 @@ def _sides(text: str, kin: Sequence[StatedValue]) -> list[tuple[str, str, str]] 
 
 
 def qualified_rival(
-    value: StatedValue, asked: Collection[tuple[str, str]], evidence: Sequence[str]
+    value: StatedValue,
+    asked: Collection[tuple[str, str]],
+    evidence: Sequence[str],
+    words: Collection[str] = (),
 ) -> QualifiedRival | None:
     """The first evidence value of exactly ``value``'s kind stated for a qualified noun that
     ``asked`` (qualifier and noun stems) names, where ``value`` is stated in that sentence for
-    another qualifier of the noun that ``asked`` does not name; None when there is none."""
-    qualifiers = {q for q, _ in asked}
+    another qualifier of the noun that neither ``asked`` nor ``words`` (all the claim's or
+    question's stems: "the parking permit for residents") names; None when there is none."""
+    qualifiers = {q for q, _ in asked} | set(words)
     for k, sentence in enumerate(evidence):
         text = normalised(sentence)
         kin = sorted((e for e in stated_values(sentence) if exact_kind(value, e)), key=_start)
