@@ -55,6 +55,7 @@ from groundwatch.judges.values.weekdays import days_named, other_days
 __all__ = [
     "KINDS",
     "absent_words",
+    "as_not_found",
     "check_asked_case",
     "check_crossed",
     "check_days",
@@ -99,6 +100,11 @@ def contradicted(
         reason=f"{kind} mismatch: {said} vs {stated}" + (f" ({why})" if why else ""),
         conflict=Conflict(kind=kind, claim=said, evidence=stated),
     )
+
+
+def as_not_found(claim: ClaimJudgement, reason: str) -> ClaimJudgement:
+    """``claim`` not found, for ``reason``: no conflict stands."""
+    return replace(claim, verdict="not_found", reason=reason, conflict=None)
 
 
 def crossed(

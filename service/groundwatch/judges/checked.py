@@ -32,6 +32,7 @@ from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement, Judge, JudgeError, TraceJudgement
 from groundwatch.judges.cases import (
     KINDS,
+    as_not_found,
     check_asked_case,
     check_crossed,
     check_days,
@@ -252,7 +253,7 @@ def _check_values(
         found = [e for _, s in sentences for e in stated_values(s)]
         stated = all(any(agrees(v, e) for e in found) for v in unaccounted)
         where = "stated for another attribute" if stated else "not in the passages"
-        return _not_found(claim, f"value {where}: {missing}")
+        return as_not_found(claim, f"value {where}: {missing}")
     if claim.verdict == "supported":
         held_back = _held_for_other_case(claim, values, sentences)
         if held_back is not None:
@@ -324,7 +325,7 @@ def _held_for_other_case(
         hit = other_case(v, [s for _, s in sentences], rest)
         if hit is not None:
             own = f" for {', '.join(hit.own)}" if hit.own else ""
-            return _not_found(
+            return as_not_found(
                 claim,
                 f"value stated for another case: {hit.agreed}{own}, "
                 f"{hit.stated} for {', '.join(hit.other)}",
@@ -368,12 +369,12 @@ def _check_conflict(
     if _dated(mine) != _dated(theirs) and not comparable(mine, theirs):
         # "She was 39" against "from 51 BC": an age is no year, whatever the backend compared
         # (any two kinds apart: triage clinic lost a true "mg" against "mL", Session 52)
-        return _not_found(claim, f"value of another kind: {mine.text} vs {theirs.text}"), False
+        return as_not_found(claim, f"value of another kind: {mine.text} vs {theirs.text}"), False
     if worked_out(mine, found, claim.text):
-        return _not_found(claim, f"value worked out from the passages' values: {mine.text}"), True
+        return as_not_found(claim, f"value worked out from the passages' values: {mine.text}"), True
     texts = [s for _, s in sentences]
     if premise_case(mine, question) or missing_case(mine, found) or other_time(mine, theirs, texts):
-        return _not_found(claim, f"value for a case the passages lack: {mine.text}"), False
+        return as_not_found(claim, f"value for a case the passages lack: {mine.text}"), False
     if not (mine.period and theirs.period and mine.period != theirs.period):
         # "A weekly travelcard costs £29" against "a day travelcard costs £5.80": the period
         # the claim names is not the one of the sentence it was compared with
@@ -382,10 +383,10 @@ def _check_conflict(
         if not (said_in and stated_in and not said_in & stated_in):
             return _named_rightly(claim, mine, stated, sentences, trace), True
         ours, per = "/".join(sorted(said_in)), "/".join(sorted(stated_in))
-        return _not_found(
+        return as_not_found(
             claim, f"value per another period: {mine.text} {ours} vs {theirs.text} {per}"
         ), True
-    return _not_found(
+    return as_not_found(
         claim,
         f"value per another period: {mine.text} a {mine.period} vs {theirs.text} a {theirs.period}",
     ), True
@@ -393,10 +394,6 @@ def _check_conflict(
 
 def _dated(v: StatedValue) -> bool:
     return v.kind in ("date", "year")
-
-
-def _not_found(claim: ClaimJudgement, reason: str) -> ClaimJudgement:
-    return replace(claim, verdict="not_found", reason=reason, conflict=None)
 
 
 def _named_rightly(

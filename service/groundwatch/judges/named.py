@@ -21,7 +21,13 @@ from dataclasses import replace
 
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement
-from groundwatch.judges.cases import absent_words, check_sentence_names, contradicted, crossed
+from groundwatch.judges.cases import (
+    absent_words,
+    as_not_found,
+    check_sentence_names,
+    contradicted,
+    crossed,
+)
 from groundwatch.judges.claims.short_answers import terse_parts
 from groundwatch.judges.text.words import as_written, content_words
 from groundwatch.judges.values.codes import account_code
@@ -38,10 +44,6 @@ __all__ = ["check_code", "check_name"]
 
 #: The score of a short answer's name given another role in its sentence (:mod:`.values.roles`).
 _ROLE_SCORE = 0.9
-
-
-def _not_found(claim: ClaimJudgement, reason: str) -> ClaimJudgement:
-    return replace(claim, verdict="not_found", reason=reason, conflict=None)
 
 
 def check_name(
@@ -84,7 +86,7 @@ def check_name(
         if gapped is not None:
             texts = [s for _, s in sentences]
             if absent_words(question, texts):
-                return _not_found(claim, f"stated for another name: {gapped.stated}")
+                return as_not_found(claim, f"stated for another name: {gapped.stated}")
             return contradicted(
                 claim, kind="entity", said=answer, stated=gapped.stated, score=_ROLE_SCORE,
                 sentence=sentences[gapped.sentence], trace=trace,
@@ -136,7 +138,7 @@ def check_name(
                 why=f"what is asked ({' '.join(as_written(texts[at], said))}) is said of {rival}",
             )  # fmt: skip
         if said:
-            return _not_found(
+            return as_not_found(
                 claim, f"stated for another name: {', '.join(said)} of {rival}, not {hit.answer}"
             )
     return claim
@@ -168,7 +170,7 @@ def check_code(
         re.search(rf"(?<![\w-]){re.escape(hit.answer)}(?![\w-])", s) for _, s in sentences
     )
     if hit.status == "unaccounted" and claim.verdict == "supported" and not written:
-        return _not_found(claim, f"code not in the passages: {hit.answer}")
+        return as_not_found(claim, f"code not in the passages: {hit.answer}")
     return None
 
 
