@@ -213,10 +213,9 @@ def _check_values(
             case = check_ranges(claim, sentences, trace, question=question if fragment else "")
         if case is None and asks:
             case = check_asked_case(claim, values[0], question, sentences, trace)
-        if case is None and asks:
-            # (for a sentence's one value too, the triage sets gained 2 true contradictions
-            # and 3 false ones: Session 53)
-            case = check_qualified(claim, values[0], sentences, trace, question=asks)
+            # (qualifiers for a sentence's one value too: the triage sets gained 2 true
+            # contradictions and 3 false ones, Session 53)
+            case = case or check_qualified(claim, values[0], sentences, trace, question=asks)
         if case is not None:
             return case
     # A value the question gives ("my 20 kg son") is the user's premise, not the passages'.

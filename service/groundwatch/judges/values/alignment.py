@@ -306,7 +306,7 @@ def missing_case(value: StatedValue, evidence: Sequence[StatedValue]) -> bool:
 
 
 #: A word of a value's own clause weighs at least this in its attribute (:mod:`.stated`).
-_CLAUSE_WORD = 0.8
+CLAUSE_WORD = 0.8
 
 
 def _only_count(value: StatedValue, exact: Sequence[StatedValue]) -> bool:
@@ -322,7 +322,7 @@ def _only_count(value: StatedValue, exact: Sequence[StatedValue]) -> bool:
     if value.quantity is None or value.kind in ("clock", "freq"):
         return False  # a date or a time of day: many a sentence has one (blind units dates)
     head = [w for w, weight in value.attribute.items() if weight >= 1.0]
-    return any(exact[0].attribute.get(w, 0.0) >= _CLAUSE_WORD for w in head)
+    return any(exact[0].attribute.get(w, 0.0) >= CLAUSE_WORD for w in head)
 
 
 def _period_tells(value: StatedValue, agreeing: StatedValue, best: StatedValue) -> bool:

@@ -22,8 +22,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
-from groundwatch.judges.values.alignment import MARGIN, agrees, attribute_score, exact_kind, rarity
+from groundwatch.judges.values.alignment import (
+    CLAUSE_WORD,
+    MARGIN,
+    agrees,
+    attribute_score,
+    exact_kind,
+    rarity,
+)
 from groundwatch.judges.values.stated import StatedValue, normalised, stated_values
 
 __all__ = ["CrossedRange", "Range", "crossed_range", "ranges_in"]
@@ -85,8 +93,10 @@ def _same_kind(a: StatedValue, b: StatedValue) -> bool:
     return exact_kind(a, b) or (a.kind == b.kind and a.quantity is not None)
 
 
-def ranges_in(sentence: str) -> list[Range]:
-    """The ranges ``sentence`` states, in order."""
+@lru_cache(maxsize=16384)
+def ranges_in(sentence: str) -> tuple[Range, ...]:
+    """The ranges ``sentence`` states, in order. Cached: every claim reads the same passage
+    sentences."""
     text = normalised(sentence)
     values = sorted(stated_values(sentence), key=lambda v: v.span)
     out: list[Range] = []
@@ -103,7 +113,7 @@ def ranges_in(sentence: str) -> list[Range]:
             continue
         used.add(k + 1)
         out.append(Range(v, w, f"{v.text.rstrip('. ')} to {w.text.rstrip('. ')}"))
-    return out
+    return tuple(out)
 
 
 def _ends(claim: Range, theirs: Range) -> tuple[bool, bool]:
@@ -173,15 +183,11 @@ def crossed_range(claim: str, evidence: Sequence[str]) -> CrossedRange | None:
     return None
 
 
-#: A word of a value's own clause weighs at least this in its attribute (:mod:`.stated`).
-_CLAUSE = 0.8
-
-
 def _names_case(own: dict[str, float], r: Range, alike: Sequence[Range]) -> bool:
     """``own`` (the claim range's words) says a word of ``r``'s own clause that is no other
     range's clause word."""
-    theirs = {w for w, x in _attribute(r).items() if x >= _CLAUSE}
-    others = {w for o in alike if o is not r for w, x in _attribute(o).items() if x >= _CLAUSE}
+    theirs = {w for w, x in _attribute(r).items() if x >= CLAUSE_WORD}
+    others = {w for o in alike if o is not r for w, x in _attribute(o).items() if x >= CLAUSE_WORD}
     return bool(set(own) & (theirs - others))
 
 
