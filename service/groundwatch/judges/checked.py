@@ -45,6 +45,9 @@ from groundwatch.judges.cases import (
 )
 from groundwatch.judges.claims.short_answers import claim_values, terse_parts
 from groundwatch.judges.named import check_code, check_name
+from groundwatch.judges.negated import check_negated
+from groundwatch.judges.other_kinds import check_kind
+from groundwatch.judges.polar_parts import check_polar_part, polar, polar_held, polar_part
 from groundwatch.judges.rules.added_words import added_words
 from groundwatch.judges.swaps import mirrored, mirrored_claim, swapped
 from groundwatch.judges.text.respectively import expand_respectively
@@ -79,7 +82,7 @@ from groundwatch.judges.yes_no import check_yes_no, said_closed
 
 __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
 
-VALUES_VERSION = "vc10"
+VALUES_VERSION = "vc11"
 
 #: An answer of at most this many words is a short answer: its values are read with the question.
 _SHORT_WORDS = 10
@@ -120,7 +123,17 @@ def check_claim(
     # several claims states its own attributes too ("Peak fares are £6.10, and a weekly pass
     # costs £38": "weekly pass costs" is what £38 is, not only the question's "fares").
     short = len((trace.answer or "").split()) <= _SHORT_WORDS
+    if claim.verdict == "contradicted" and polar_part(claim, trace):
+        return check_polar_part(claim, question, sentences, trace)
     checked = _check_values(claim, question, sentences, trace, short=short, alone=parts <= 1)
+    turned = check_negated(checked, sentences, trace)
+    if turned is not None:
+        return turned
+    if checked.verdict == "supported":
+        # "Blueberries cost £7 a kilo" against "raspberries £7 per kg": another kind's fact
+        kind = check_kind(checked, question if short else "", sentences)
+        if kind is not None:
+            return kind
     if checked.verdict == "supported" and short and question.strip():
         # "Which instrument does Mara Voss play? She plays the cello" (of a pianist): a word
         # no passage has is not supported. Only for a short answer to a question: for any
@@ -429,11 +442,13 @@ def check_judgement(trace: RagTrace, judgement: TraceJudgement) -> TraceJudgemen
     if not judgement.claims:
         return judgement
     sentences = _passage_sentences(trace)
-    parts = len(judgement.claims)
+    # the yes or no of a longer answer ("Yes, from 10 am") is no part that reads its own values
+    parts = sum(not polar(c, trace.question) for c in judgement.claims)
     claims = [
         check_claim(c, trace.question, sentences, trace, parts=parts) for c in judgement.claims
     ]
-    return replace(judgement, claims=swapped(claims, trace.question, sentences, trace))
+    claims = swapped(claims, trace.question, sentences, trace)
+    return replace(judgement, claims=polar_held(claims, trace.question))
 
 
 class ValueCheckedJudge:

@@ -310,7 +310,7 @@ class VerifiedJudge(EmbeddedJudge):
                 swap = (i, found.restated) if found is not None else None
         if out.verbatim and out.conflict is None:
             return out  # the cascade decides: no window, no model call
-        out.twin = negation_twin(claim, prep.sentences[best].text)
+        out.twin = negation_twin(claim, prep.sentences[best].text, _before(prep, best))
         if out.twin is not None:
             return out  # its evidence clause with the negation turned round: contradicted
         if swap is not None and out.restated is None:  # a value conflict has its own pair
@@ -525,6 +525,14 @@ def _restated(
         restated = claim[: m.start()] + c.evidence_text + claim[m.end() :]
         return _sentence_window(prep, sentence, restated), restated
     return None
+
+
+def _before(prep: PreparedTrace, sentence: int) -> str:
+    """The text of ``sentence``'s passage before it."""
+    at = prep.sentences[sentence]
+    return " ".join(
+        s.text for s in prep.sentences[:sentence] if s.ctx == at.ctx and s.position < at.position
+    )
 
 
 def _sentence_window(prep: PreparedTrace, sentence: int, claim: str) -> str:

@@ -77,8 +77,9 @@ def check_yes_no(
         )  # fmt: skip
     if terse_parts(claim.text, question) is None:
         return None
-    for ctx, text in sentences:
-        twin = negation_twin(statement, text)
+    for k, (ctx, text) in enumerate(sentences):
+        before = " ".join(t for c, t in sentences[:k] if c == ctx)
+        twin = negation_twin(statement, text, before)
         if twin is not None:
             reason, conflict = twin
             return replace(

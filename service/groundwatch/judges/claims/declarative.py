@@ -15,7 +15,7 @@ from lemminflect import getAllInflections, getAllLemmas, getInflection
 from groundwatch.judges.text.grammar import AUXILIARIES, PREPOSITIONS, VERBS
 from groundwatch.judges.text.words import STOPWORDS, stem, word_set
 
-__all__ = ["be_subject", "declarative"]
+__all__ = ["be_subject", "declarative", "verb_subject"]
 
 _BE, _DO = word_set("is are was were am"), {"do": "VB", "does": "VBZ", "did": "VBD"}
 _MODAL, _HAVE = word_set("can could will would shall should may might must"), ("has", "have", "had")
@@ -65,6 +65,19 @@ def be_subject(question: str) -> str | None:
         return None
     subject, pred = _be_split(words[1:], loose=True)
     return " ".join(subject) if pred and subject else None
+
+
+def verb_subject(question: str) -> str | None:
+    """The subject of a yes/no question on "do", "have" or a modal ("Did Bob Dylan attend the
+    ceremony?" -> "Bob Dylan"); None for any other question or where no main verb is found."""
+    words = _question_words(question)
+    if not words or len(words) < 3:
+        return None
+    aux = _bare(words[0])
+    if aux not in _MODAL | set(_DO) | set(_HAVE):
+        return None
+    v = _main_verb(words[1:], ("VBN",) if aux in _HAVE else ("VB",))
+    return " ".join(words[1 : v + 1]) if v else None
 
 
 def _question_words(question: str) -> list[str] | None:

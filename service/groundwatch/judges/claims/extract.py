@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from groundwatch.judges.claims.declarative import be_subject, declarative
+from groundwatch.judges.claims.declarative import be_subject, declarative, verb_subject
 from groundwatch.judges.claims.split import finish_claim, split_conjunctions
 from groundwatch.judges.refusal import is_refusal_sentence
 from groundwatch.judges.text.grammar import (
@@ -101,7 +101,10 @@ _LEAD_IN = re.compile(
     re.I,
 )
 _YES_NO = re.compile(
-    r"^(yes|no|yeah|yep|nope|correct|incorrect|true|false)\b\s*[,.!:;\-–—]?\s*", re.I
+    # "correct", "true" ... only where a mark or the end follows ("True Detective" is a name)
+    r"^((?:yes|no|yeah|yep|nope)\b|(?:correct|incorrect|true|false)\b(?=\s*(?:[,.!:;\-–—]|$)))"
+    r"\s*[,.!:;\-–—]?\s*",
+    re.I,
 )
 _BARE_AUX = re.compile(
     r"^(?:(?:it|they|he|she|this|that|you|we|there)\s+)?(?:is|are|was|were|does|do|did|can|"
@@ -112,6 +115,7 @@ _BARE_AUX = re.compile(
 
 def _question_subject(question: str) -> str | None:
     subject = be_subject(question)  # "Is the Cobalt C3 quieter than 40 dB?": "the Cobalt C3"
+    subject = subject or verb_subject(question)  # "Did Bob Dylan attend ...?": "Bob Dylan"
     if subject is not None:
         return subject
     tokens = question.rstrip(" ?").split()
@@ -307,14 +311,20 @@ def extract_claims(question: str, answer: str) -> list[str]:
             return []
         m = _YES_NO.match(text)
         rest = _YES_NO.sub("", text).strip().rstrip(".!")
+        said = _polarity(text, question)
         if m and (not rest or _BARE_AUX.match(rest)):
             word = m.group(1).lower()
             polarity = "Yes" if word in {"yes", "yeah", "yep", "correct", "true"} else "No"
             rest = polarity
         elif not rest:
             return []
-        q = question if question.endswith(_QUESTION_MARKS) else question.rstrip(".") + "?"
-        return [f"{q} {rest}."]
+        elif said == "Yes":
+            # "Yes, with a 28-day milk withdrawal": the yes is said too ("I can use it on dairy
+            # cows, with ..."), not only what follows it. (A "No, ..." says what holds instead:
+            # "No, just a cabin bag"; read with its no, the rules judge called the passage's
+            # "a cabin bag" its negation, 3 false contradictions on the dev halves.)
+            rest = f"{said}, {rest}"
+        return [f"{_asked(question)} {rest}."]
     claims: list[str] = []
     antecedent = _question_subject(question)
     person = _question_person(question)
@@ -339,4 +349,34 @@ def extract_claims(question: str, answer: str) -> list[str]:
             claims.append(resolved)
     if not claims and is_terse(_YES_NO.sub("", text)):
         return extract_claims(question, _YES_NO.sub("", text))
+    said = _polarity(text, question)
+    if said is not None and claims:
+        # "Yes, any headphones are allowed." to "Can I wear earbuds?": the yes is a claim of its
+        # own ("I can wear earbuds"), before what the answer adds
+        claims.insert(0, f"{_asked(question)} {said}.")
     return claims
+
+
+_POLAR_WORD = re.compile(
+    r"^(?:(yes|yeah|yep)|(no|nope))\b\s*[,.!:;\-–—]?\s*\S"
+    r"|^(?:(correct|true)|(incorrect|false))\s*[,.!:;\-–—]\s*\S",
+    re.I,
+)
+
+
+def _polarity(answer: str, question: str) -> str | None:
+    """ "Yes" or "No" where ``answer`` opens with one, more follows, and ``question`` asks yes or
+    no ("Can I ...?", "Is there ...?"); None otherwise."""
+    words = question.split()
+    if not words or words[0].lower().strip(",") not in AUXILIARIES:
+        return None
+    m = _POLAR_WORD.match(answer.strip())
+    if m is None:
+        return None
+    said = "Yes" if m.group(1) or m.group(3) else "No"
+    # one question that reads as a statement ("I can wear earbuds"), or no claim of its own
+    return said if declarative(question, said) is not None else None
+
+
+def _asked(question: str) -> str:
+    return question if question.endswith(_QUESTION_MARKS) else question.rstrip(".") + "?"

@@ -33,6 +33,8 @@ def terse_parts(claim: str, question: str) -> tuple[str, str] | None:
     return terse_claim_parts(claim)
 
 
+_POLAR = re.compile(r"^(?:yes|no|yeah|yep|nope)\b\s*[,.;:!—–-]\s*(?=\S)", re.I)
+
 #: The weight of a claim's own words in its values' attributes, when it is one claim of a
 #: short answer's several (none when it is the whole answer).
 _OWN_WEIGHT = 0.5
@@ -55,7 +57,8 @@ def claim_values(
     if parts is None and not (short and question.strip()):
         return stated_values(claim)
     q, answer = parts if parts is not None else (question, claim)
-    answer = one_unit(answer.strip().rstrip("."))
+    # "Yes, in 1961": what the value is the value of is still the question's
+    answer = one_unit(_POLAR.sub("", answer.strip()).rstrip("."))
     own = stated_values(answer)
     if not own:
         return ()

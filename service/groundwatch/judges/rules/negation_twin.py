@@ -51,9 +51,13 @@ _NEGATION_WORDS = frozenset({"not", "no", "never"})
 _MIN_WORDS = 3
 
 
-def negation_twin(claim: str, sentence: str) -> tuple[str, Conflict | None] | None:
+def negation_twin(
+    claim: str, sentence: str, before: str = ""
+) -> tuple[str, Conflict | None] | None:
     """(reason, conflict) when ``claim`` is ``sentence``'s clause about it with the polarity
-    turned round; None otherwise."""
+    turned round; None otherwise. ``before``: the passage's text before ``sentence``, which a
+    clause whose subject is a pronoun ("He did not attend the ceremony") refers back to: the
+    claim's words it states ("Bob Dylan", "Nobel") count as the clause's."""
     if terse_claim_parts(claim) is not None:
         return None
     words = [w for w in dict.fromkeys(content_words(claim)) if w not in _NEGATION_WORDS]
@@ -63,6 +67,10 @@ def negation_twin(claim: str, sentence: str) -> tuple[str, Conflict | None] | No
     if _SCOPE_WORDS & set(_tokens(claim) + _tokens(clause)):
         return None
     clause_words = frozenset(content_words(clause))
+    if before and _tokens(clause)[:1] in (["he"], ["she"], ["it"], ["they"]):
+        own = [w for w in words if fuzzy_in(w, clause_words)]
+        if len(own) >= _MIN_WORDS - 1:  # the clause states the relation, not only its subject
+            clause_words |= frozenset(content_words(before))
     if not all(fuzzy_in(w, clause_words) for w in words):
         return None
     claim_negated = polarity_negated(claim)
