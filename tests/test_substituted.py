@@ -6,12 +6,13 @@ before the judge was run on them (Session 54)."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 from importlib import resources
 
 import pytest
 
 from groundwatch.judges.rules.substituted import substituted
-from groundwatch.judges.text.kinds import kinds_apart, noun_senses
+from groundwatch.judges.text.kinds import NOUN_KINDS_SHA256, kinds_apart, noun_senses
 from tests.judged import LOCAL_BACKENDS, Case, assert_right_and_wrong
 
 NURSERY = [
@@ -43,6 +44,8 @@ def test_two_kinds_of_one_thing() -> None:
 
 def test_the_table_ships_with_the_package() -> None:
     raw = resources.files("groundwatch").joinpath("data/noun_kinds.tsv.gz").read_bytes()
+    # pinned: scripts/build_noun_kinds.py builds the same bytes from WordNet 3.0
+    assert hashlib.sha256(raw).hexdigest() == NOUN_KINDS_SHA256
     lines = gzip.decompress(raw).decode().splitlines()
     assert len(lines) > 40_000
     assert resources.files("groundwatch").joinpath("data/noun_kinds.LICENSE").is_file()

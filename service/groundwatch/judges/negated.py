@@ -29,9 +29,12 @@ def check_negated(
 ) -> ClaimJudgement | None:
     """``claim`` contradicted where a passage clause is its statement with the negation turned
     round; None otherwise (and for a claim already contradicted)."""
-    if claim.verdict == "contradicted":
+    if claim.verdict == "contradicted" or claim.evidence is None:
         return None
     for k, (ctx, text) in enumerate(sentences):
+        if text != claim.evidence.text:
+            continue  # the sentence the backend read the claim against (every sentence: the
+            # triage bank set gained a false contradiction, Session 54)
         before = " ".join(t for c, t in sentences[:k] if c == ctx)
         twin = negation_twin(claim.text, text, before)
         if twin is not None:

@@ -18,13 +18,14 @@ package (``groundwatch/data/noun_kinds.tsv.gz``, with WordNet's licence beside i
 from __future__ import annotations
 
 import gzip
+import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
 from lemminflect import getLemma
 
-__all__ = ["NounSenses", "kinds_apart", "noun_senses"]
+__all__ = ["NOUN_KINDS_SHA256", "NounSenses", "kinds_apart", "noun_senses"]
 
 
 @dataclass(frozen=True)
@@ -37,9 +38,16 @@ class NounSenses:
     far: frozenset[str]
 
 
+#: sha256 of ``noun_kinds.tsv.gz`` as ``scripts/build_noun_kinds.py`` builds it.
+NOUN_KINDS_SHA256 = "e7272fe77d3e06fe1231a734e75b49f58ebd689ebedc3c83e647a5a4aaab2b96"
+
+
 @lru_cache(maxsize=1)
 def _table() -> dict[str, tuple[str, str, str]]:
     raw = resources.files("groundwatch").joinpath("data/noun_kinds.tsv.gz").read_bytes()
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != NOUN_KINDS_SHA256:
+        raise RuntimeError(f"noun_kinds.tsv.gz: sha256 {digest}, expected {NOUN_KINDS_SHA256}")
     out: dict[str, tuple[str, str, str]] = {}
     for line in gzip.decompress(raw).decode().splitlines():
         lemma, own, near, far = line.split("\t")
