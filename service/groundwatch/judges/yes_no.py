@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 
-from groundwatch.contract.record import Evidence
 from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement
 from groundwatch.judges.cases import contradicted
 from groundwatch.judges.claims.declarative import declarative
 from groundwatch.judges.claims.short_answers import terse_parts
-from groundwatch.judges.rules.negation_twin import negation_twin
+from groundwatch.judges.negated import turned_round
 from groundwatch.judges.values.barred import barred
 from groundwatch.judges.values.closed_days import closed_on, open_on
 
@@ -77,17 +75,4 @@ def check_yes_no(
         )  # fmt: skip
     if terse_parts(claim.text, question) is None:
         return None
-    for k, (ctx, text) in enumerate(sentences):
-        before = " ".join(t for c, t in sentences[:k] if c == ctx)
-        twin = negation_twin(statement, text, before)
-        if twin is not None:
-            reason, conflict = twin
-            return replace(
-                claim,
-                verdict="contradicted",
-                score=1.0,
-                evidence=Evidence(context_index=ctx, context_id=trace.contexts[ctx].id, text=text),
-                reason=f"{reason} ({statement})",
-                conflict=conflict,
-            )
-    return None
+    return turned_round(claim, statement, sentences, trace, why=statement)
