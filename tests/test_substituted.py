@@ -54,18 +54,18 @@ def test_the_table_ships_with_the_package() -> None:
 def test_the_noun_a_claim_puts_in_another_place() -> None:
     evidence = NURSERY[0].split(". ")[0]
     # (either kind the sentence names: it prices apples and pears, never plums)
-    found = substituted("Plum trees cost £28 each.", "", evidence, NURSERY)
+    found = substituted("Plum trees cost £28 each.", "", evidence)
     assert found is not None
     assert found[0] == "plum"
     assert found[1] in ("apple", "pear")
     # the claim names the passage's own kind: nothing put in its place
-    assert substituted("Pear trees cost £28 each.", "", evidence, NURSERY) is None
+    assert substituted("Pear trees cost £28 each.", "", evidence) is None
     # a short answer's kind is its question's
-    found = substituted("$28", "How much is a plum tree?", evidence, NURSERY)
+    found = substituted("$28", "How much is a plum tree?", evidence)
     assert found is not None
     assert found[0] == "plum"
     # a name is no noun put in a place ("Pear Lane" is a street)
-    assert substituted("They deliver to Plum Lane.", "", evidence, NURSERY) is None
+    assert substituted("They deliver to Plum Lane.", "", evidence) is None
 
 
 WRONG: list[Case] = [

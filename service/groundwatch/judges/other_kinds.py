@@ -45,9 +45,9 @@ def check_kind(
     texts = [s for _, s in sentences]
     for clause in _clauses_stating(claim, texts):
         # a kind of the answer's, or of its question's, that the clause stating its value lacks
-        swap = substituted(said, "", clause, [clause])
+        swap = substituted(said, "", clause)
         if swap is None and asked:
-            swap = substituted(said, asked, clause, [clause])
+            swap = substituted(said, asked, clause)
         if swap is not None:
             return as_not_found(
                 claim, f"value stated for {swap[1]}, not {swap[0]}: {clause.strip()}"

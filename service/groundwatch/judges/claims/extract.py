@@ -313,9 +313,7 @@ def extract_claims(question: str, answer: str) -> list[str]:
         rest = _YES_NO.sub("", text).strip().rstrip(".!")
         said = _polarity(text, question)
         if m and (not rest or _BARE_AUX.match(rest)):
-            word = m.group(1).lower()
-            polarity = "Yes" if word in {"yes", "yeah", "yep", "correct", "true"} else "No"
-            rest = polarity
+            rest = "Yes" if m.group(1).lower() in _YES_WORDS else "No"
         elif not rest:
             return []
         elif said == "Yes":
@@ -357,11 +355,7 @@ def extract_claims(question: str, answer: str) -> list[str]:
     return claims
 
 
-_POLAR_WORD = re.compile(
-    r"^(?:(yes|yeah|yep)|(no|nope))\b\s*[,.!:;\-–—]?\s*\S"
-    r"|^(?:(correct|true)|(incorrect|false))\s*[,.!:;\-–—]\s*\S",
-    re.I,
-)
+_YES_WORDS = frozenset({"yes", "yeah", "yep", "correct", "true"})
 
 
 def _polarity(answer: str, question: str) -> str | None:
@@ -370,10 +364,10 @@ def _polarity(answer: str, question: str) -> str | None:
     words = question.split()
     if not words or words[0].lower().strip(",") not in AUXILIARIES:
         return None
-    m = _POLAR_WORD.match(answer.strip())
-    if m is None:
+    m = _YES_NO.match(answer.strip())
+    if m is None or not answer.strip()[m.end() :]:
         return None
-    said = "Yes" if m.group(1) or m.group(3) else "No"
+    said = "Yes" if m.group(1).lower() in _YES_WORDS else "No"
     # one question that reads as a statement ("I can wear earbuds"), or no claim of its own
     return said if declarative(question, said) is not None else None
 

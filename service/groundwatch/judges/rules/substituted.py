@@ -3,23 +3,22 @@
 Usage::
 
     substituted("Blueberries cost £7 a kilo.", "",
-                "Pick-your-own strawberries £5 per kg, raspberries £7 per kg.",
-                ["Cherry Tree Farm shop ... raspberries £7 per kg."])
+                "Pick-your-own strawberries £5 per kg, raspberries £7 per kg.")
     # ('blueberries', 'strawberries')
 
 A model accepts "Blueberries cost £7 a kilo" against "raspberries £7 per kg": every word but one
-matches. The one that does not is no paraphrase when the claim's noun is in no passage and its
-evidence sentence names, where the claim has nothing, another kind of the same thing
-(:func:`groundwatch.judges.text.kinds.kinds_apart`: two fruits, two animals, a parent and a
-child). The passages then say nothing of the claim's kind: the claim is not found, never
-supported. Not counted: names, words that are more often verbs, number, time and unit words.
-For a short answer the question's nouns are the claim's ("How much is a cat groom?": "$55").
+matches. The one that does not is no paraphrase when the claim's noun is not in the evidence
+(the clause that states the claim's value) and the evidence names, where the claim has nothing,
+another kind of the same thing (:func:`groundwatch.judges.text.kinds.kinds_apart`: two fruits,
+two animals, a man and a woman). The value is then that kind's: the claim is not found, never
+supported. Not counted: names in the claim, words that are more often verbs, number, time and
+unit words. For a short answer the question's nouns are the claim's ("How much is a cat
+groom?": "$55").
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 from lemminflect import getAllLemmas, getLemma
 
@@ -70,15 +69,11 @@ def _nouns(text: str, *, titles: bool = False) -> list[str]:
     return out
 
 
-def substituted(
-    claim: str, question: str, evidence: str, passages: Sequence[str]
-) -> tuple[str, str] | None:
-    """(the claim's noun, the evidence's noun) where ``claim`` names a kind no passage has and
-    ``evidence`` another kind of the same thing that the claim (with its ``question``, for a
-    short answer) does not name; None otherwise. With ``passages`` the clause that states the
-    claim's value alone ("Adult male Komodo dragons average 2.6 m"), the claim's kind may be
-    elsewhere in the passages ("females ... 2.3 m"): the value is still the other kind's."""
-    seen = _words(" ".join(passages))
+def substituted(claim: str, question: str, evidence: str) -> tuple[str, str] | None:
+    """(the claim's noun, the evidence's noun) where ``claim`` (with its ``question``, for a
+    short answer) names a kind ``evidence`` lacks and ``evidence`` another kind of the same
+    thing that the claim does not name; None otherwise."""
+    seen = _words(evidence)
     said = _words(f"{claim} {question}")
     mine = [w for w in _nouns(f"{question} {claim}".strip()) if not _in(w, seen)]
     if not mine:
