@@ -82,7 +82,7 @@ from groundwatch.judges.yes_no import check_yes_no, said_closed
 
 __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
 
-VALUES_VERSION = "vc11"
+VALUES_VERSION = "vc12"
 
 #: An answer of at most this many words is a short answer: its values are read with the question.
 _SHORT_WORDS = 10
@@ -382,6 +382,9 @@ def _check_conflict(
         # "She was 39" against "from 51 BC": an age is no year, whatever the backend compared
         # (any two kinds apart: triage clinic lost a true "mg" against "mL", Session 52)
         return as_not_found(claim, f"value of another kind: {mine.text} vs {theirs.text}"), False
+    if mine.relative != theirs.relative:
+        # "80 points" against "four points ahead of Kelford City": a difference is no rival
+        return as_not_found(claim, f"a difference, not a value: {mine.text} vs {theirs.text}"), True
     if worked_out(mine, found, claim.text):
         return as_not_found(claim, f"value worked out from the passages' values: {mine.text}"), True
     texts = [s for _, s in sentences]
@@ -431,6 +434,10 @@ def _named_rightly(
     hit = hits[0]
     if _same_text(hit.evidence.text, stated) or agrees(mine, hit.evidence):
         return claim
+    if hit.evidence.relative != mine.relative:
+        # the claim's attribute is stated as a difference ("four points ahead of Kelford City"):
+        # the value the backend compared it with is another's
+        return as_not_found(claim, f"stated as a difference: {mine.text} vs {hit.evidence.text}")
     return contradicted(
         claim, kind=KINDS.get(hit.evidence.kind, "number"), said=hit.claim.text,
         stated=hit.evidence.text, score=claim.score, sentence=sentences[hit.sentence], trace=trace,

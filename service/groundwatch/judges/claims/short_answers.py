@@ -64,6 +64,10 @@ def claim_values(
         return ()
     joined = stated_values(f"{q.rstrip('?').strip()} {answer}")
     texts = [v.text for v in own]
+    if not set(texts) <= {v.text for v in joined}:
+        # the question's last word read into the answer's value ("in March" + "42,000 units"
+        # as the date "March 42"): a word between keeps them apart
+        joined = stated_values(f"{q.rstrip('?').strip()} is {answer}")
     # What the value is the value of is what the question asks: the answer's other words
     # ("Mondays" in "Mondays at 9:30", "per user per month") are the answer's own claims, not
     # its attribute, so a value given for another attribute is told apart by the question.

@@ -32,9 +32,11 @@ from groundwatch.judges.text.words import word_set
 __all__ = ["finish_claim", "split_conjunctions"]
 
 
+#: "four and a half hours" is one number, no conjunction
+_FRACTION = r"(?!\s+an?\s+(?:half|quarter|third)\b)"
 _CONJ = re.compile(
     r"\s*(?:;|,\s*(?:and then|and|but|while|whereas|yet|so|although|though|plus|then|or|"
-    r"with|during which|after which)\s|\s(?:and then|and|but|whereas)\s)"
+    rf"with|during which|after which)\s|\s(?:and then|and{_FRACTION}|but|whereas)\s)"
     r"\s*",
     re.I,
 )

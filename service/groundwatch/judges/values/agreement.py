@@ -147,7 +147,7 @@ def _rival(q: Quantity, claim: Slots, evidence: Slots, taken: set[int]) -> Quant
     rivals = [
         e
         for k, e in enumerate(evidence.quantities)
-        if k not in taken and not e.derived and _same_attribute(q, e)
+        if k not in taken and not e.derived and e.relative == q.relative and _same_attribute(q, e)
     ]
     if not rivals:
         return None

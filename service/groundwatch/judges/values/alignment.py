@@ -124,6 +124,46 @@ def attribute_score(
     return _CLAIM_SIDE * mine + (1.0 - _CLAIM_SIDE) * theirs
 
 
+#: Words that name the two ends of one attribute, as stems (:func:`.text.words.content_words`
+#: reads "finish" as "end" and "begin" as "start").
+_ENDS = (
+    ("start", "end"), ("arriv", "depart"), ("arrival", "departur"),
+    ("earliest", "latest"), ("first", "last"), ("minimum", "maximum"), ("min", "max"),
+    ("lowest", "highest"), ("low", "high"), ("entry", "exit"), ("inbound", "outbound"),
+    ("buy", "sell"), ("deposit", "withdrawal"), ("import", "export"), ("upload", "download"),
+    ("checkin", "checkout"), ("winner", "loser"),
+)  # fmt: skip
+_OPPOSITE: dict[str, str] = dict(_ENDS) | {b: a for a, b in _ENDS}
+
+
+def opposed(claim: Mapping[str, float], evidence: Mapping[str, float]) -> bool:
+    """The evidence value is stated for the other end of an attribute the claim's value is of
+    ("starts" for "ends", "minimum" for "maximum"), in its own clause and not for the claim's.
+    ("Open" is no end: "open from 05:00 to 22:30" states the closing time too.)"""
+    for word, weight in claim.items():
+        other = _OPPOSITE.get(word)
+        if other is None or weight < CLAUSE_WORD or claim.get(other, 0.0) >= weight:
+            continue
+        theirs = evidence.get(other, 0.0)
+        if theirs >= CLAUSE_WORD and evidence.get(word, 0.0) < theirs:
+            return True
+    return False
+
+
+def labelled_apart(claim: Mapping[str, float], evidence: Mapping[str, float]) -> bool:
+    """The claim's value is of one numbered thing ("Line 2"), the evidence value is stated, in
+    its own clause, for another of that name ("Line 1") and not for the claim's."""
+    for word, weight in claim.items():
+        name, at, _ = word.partition("@")
+        if not at or weight < CLAUSE_WORD or evidence.get(word, 0.0) >= CLAUSE_WORD:
+            continue
+        if any(
+            w.startswith(f"{name}@") and w != word and v >= CLAUSE_WORD for w, v in evidence.items()
+        ):
+            return True
+    return False
+
+
 def rarity(attributes: Sequence[Mapping[str, float]]) -> dict[str, float]:
     """Per word, how much it tells these attributes apart: an inverse document frequency over
     the candidates, each counted by its weight there."""
@@ -347,6 +387,14 @@ def account_one(
     if not strict:
         elsewhen = any(_other_years(value, e) and agrees(value, e) for _, e in evidence)
         evidence = [(k, e) for k, e in evidence if not _other_years(value, e)]
+    # a value stated for the opposite end of the attribute ("starts March 3" for "ends") is
+    # neither the claim's nor its rival
+    evidence = [
+        (k, e)
+        for k, e in evidence
+        if not opposed(value.attribute, e.attribute)
+        and not labelled_apart(value.attribute, e.attribute)
+    ]
     exact = [i for i, (_, e) in enumerate(evidence) if exact_kind(value, e)]
     pool = exact or [i for i, (_, e) in enumerate(evidence) if comparable(value, e)]
     if not pool:
@@ -406,7 +454,9 @@ def account_one(
         # A month named alone in a sentence ("in March") is held back, never contradicted: a
         # sentence names months for many things.
         month = strict and any(_month_only(v) for v in (value, best[2]))
-        if clear and not bound and wrong and not stated and not month:
+        # a difference ("four points ahead of") is no rival of a value, nor a value of one
+        relative = value.relative != best[2].relative
+        if clear and not bound and wrong and not stated and not month and not relative:
             found = [e for _, e in evidence]
             if worked_out(value, found, claim) or missing_case(value, found):
                 return "unaccounted", None

@@ -132,6 +132,9 @@ class Quantity:
     #: Read from other values ("9 of the 12 seats" is 75 %): it may agree, never be a rival,
     #: and a claim's derived value is not checked (the values it comes from are).
     derived: bool = False
+    #: A difference from another value, not a value of its own ("four points ahead of Kelford
+    #: City", "£2 more than the standard fare"): compared with differences only.
+    relative: bool = False
     #: Names earlier in its clause, or the label it follows ("Basic plan: 100"): whose value.
     scope: frozenset[str] = frozenset()
     #: Stated in parentheses ("€24 a month (€29 if billed monthly)"): an aside.
@@ -412,6 +415,7 @@ def parse_quantities(
                 aside=aside,
                 bound=bound,
                 asserted=bool(bound) and _asserted(before),
+                relative=_DIFFERENCE_AFTER.match(masked, max(ends)) is not None,
             )
         )
     out.extend(_proportions(masked))
@@ -460,6 +464,12 @@ _RELATIVE_AFTER = re.compile(
 )
 
 
+_DIFFERENCE_AFTER = re.compile(
+    r"\s+(?:(?:ahead|clear)\s+of|behind|(?:more|fewer|less|higher|lower|longer|shorter|cheaper|"
+    r"dearer|earlier|later|faster|slower|older|younger|bigger|smaller|heavier|lighter|greater)"
+    r"\s+than)\b",
+    re.I,
+)
 #: "after" / "before" right before a duration: a point in time, not a bound.
 _MARK = re.compile(r"\b(?:after|before)\s*$", re.I)
 

@@ -110,8 +110,11 @@ def _read_fraction(text: str, m: re.Match[str]) -> tuple[str, int] | None:
     before = text[: m.start()].lower().split()
     if before and before[-1] in _PERIOD_BEFORE:
         return None  # "the second half", "the last two quarters"
-    if before and (before[-1] in _HEDGES or " ".join(before[-2:]) in _HEDGES):
-        return None  # "nearly half", "over a third", "more than half": no value to compare
+    hedged = before and (before[-1] in _HEDGES or " ".join(before[-2:]) in _HEDGES)
+    if hedged and not whole_raw:
+        # "nearly half", "over a third", "more than half": no value to compare ("about four
+        # and a half hours" is one: the hedge is the whole number's)
+        return None
     parts = _NUMERATORS[num_raw] if num_raw else 1
     if parts >= den:
         return None  # "two halves", "four quarters": a count of parts

@@ -26,7 +26,7 @@ from groundwatch.judges.text.words import content_words
 from groundwatch.judges.values.frequency import frequency_spans
 from groundwatch.judges.values.quantities import Quantity, date_spans, parse_quantities
 from groundwatch.judges.values.spelled import fractions_as_digits, numbers_as_digits, spell_out
-from groundwatch.judges.values.units import NUMBER_WORDS
+from groundwatch.judges.values.units import NUMBER_WORDS, UNIT_PATTERN
 
 __all__ = [
     "COUNT_MARK",
@@ -96,6 +96,9 @@ class StatedValue:
     years: frozenset[int] = frozenset()
     #: Where the value is written in its sentence (with number words as digits: :func:`normalised`).
     span: tuple[int, int] = (0, 0)
+    #: A difference from another value, not a value of its own: "four points ahead of Kelford
+    #: City", "£2 more than the standard fare", "3 minutes faster than last year".
+    relative: bool = False
 
 
 def _bounds(text: str, rx: re.Pattern[str], start: int, end: int) -> tuple[int, int]:
@@ -114,12 +117,15 @@ def attribute_at(text: str, start: int, end: int) -> dict[str, float]:
     words = [m for m in _WORD.finditer(text) if _letters(m.group(0))]
     before = [m for m in words if m.end() <= start]
     after = [m for m in words if m.start() >= end]
+    labels = _labels(text)
     for side in (list(reversed(before)), after):
         distance = 0
         for m in side:
             stems = _stems(m.group(0))
             if not stems:
                 continue
+            if m.start() in labels:
+                stems = (labels[m.start()],)
             if clause[0] <= m.start() < clause[1]:
                 weight = _CLAUSE_WEIGHT / (1.0 + _DECAY * distance)
                 distance += 1
@@ -167,7 +173,78 @@ def _stems(token: str) -> tuple[str, ...]:
     stems = content_words(_letters(token))
     if token[:4].lower() == "non-" and stems:
         return tuple(f"non{s}" for s in stems)
+    compound = _PARTICLE_COMPOUND.fullmatch(token.lower())
+    if compound is not None and stems:
+        # "check-in" / "check-out", "drop-off" / "pick-up": the particle tells them apart
+        return (*stems, compound.group(1) + compound.group(2))
     return stems
+
+
+#: A thing named by a word and its number ("Line 3", "Voyager 1", "Stage 7", "Terminal 2"): the
+#: number tells it from its namesakes ("Line 4"), so the pair is the word of the attribute.
+_LABEL = re.compile(
+    rf"\b([A-Z][a-z]{{2,}})\s+(\d{{1,3}})\b(?![.,:]\d|\s*(?:%|(?i:[ap]\.?m\b|{UNIT_PATTERN})(?:e?s)?\b))"
+)
+_NOT_LABELS = frozenset(
+    {
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "may",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "january",
+        "february",
+        "march",
+        "april",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "under",
+        "over",
+        "from",
+        "until",
+        "after",
+        "before",
+        "since",
+        "between",
+        "about",
+        "around",
+    }
+)
+
+
+def _labels(text: str) -> dict[int, str]:
+    """Where each label's word starts in ``text`` -> the label as a stem ("line@3")."""
+    out: dict[int, str] = {}
+    for m in _LABEL.finditer(text):
+        word = m.group(1).lower()
+        stems = content_words(word)
+        if word not in _NOT_LABELS and word.removesuffix("s") not in _NOT_LABELS and stems:
+            out[m.start()] = f"{stems[0]}@{m.group(2)}"
+    return out
+
+
+#: A verb and its particle written as one noun ("check-in", "check-out", "sign-up", "drop-off").
+_PARTICLE_COMPOUND = re.compile(r"([a-z]{3,})-(in|out|off|up|on|down|over|away|back)")
 
 
 #: Periods written short: "£1,150 pcm" is a rent per month.
@@ -298,7 +375,11 @@ def stated_values(sentence: str) -> tuple[StatedValue, ...]:
             period = (
                 _PERIODS.get(within.group(1).lower(), within.group(1).lower()) if within else period
             )
-        out.append(StatedValue(q.kind, q.text, attribute, quantity=q, period=period, span=span))
+        out.append(
+            StatedValue(
+                q.kind, q.text, attribute, quantity=q, period=period, span=span, relative=q.relative
+            )
+        )
     return tuple(_with_years(text, _joined(text, out, spans), spans))
 
 

@@ -128,7 +128,8 @@ def to_number(text: str) -> float | None:
     total = 0.0
     for p in parts:
         v = NUMBER_WORDS[p]
-        total = total * v if p == "hundred" and total else total + v
+        # "two dozen" is 24, as "two hundred" is 200
+        total = total * v if p in ("hundred", "dozen") and total else total + v
     return total
 
 
