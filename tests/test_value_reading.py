@@ -10,7 +10,7 @@ import pytest
 
 from groundwatch.judges.claims.short_answers import claim_values
 from groundwatch.judges.claims.split import split_conjunctions
-from groundwatch.judges.values.alignment import labelled_apart, opposed
+from groundwatch.judges.values.alignment import ends_read, labelled_apart, opposed
 from groundwatch.judges.values.stated import stated_values
 from tests.judged import LOCAL_BACKENDS, Case, assert_right_and_wrong
 
@@ -85,14 +85,39 @@ def test_a_short_answer_after_a_month_keeps_its_value() -> None:
     assert value.quantity.value == 14
 
 
+def test_the_ends_of_a_span() -> None:
+    opens, closes, late = stated_values(
+        "The library is open 9:00 to 17:00, with late opening on Thursdays until 20:00."
+    )
+    assert (opens.end, closes.end, late.end) == ("start", "end", "end")
+    [question_time] = claim_values(
+        "When does the library close? 9 am.", "When does the library close?"
+    )
+    # the span's start is the opening, its end the closing
+    assert opposed(question_time.attribute, ends_read(opens))
+    assert not opposed(question_time.attribute, ends_read(closes))
+    assert not opposed(question_time.attribute, ends_read(late))
+
+
 SEAVIEW = ["At the Seaview Inn, check-in is from 3 pm and check-out is by 11 am."]
 LEAGUE = ["Harton United won the league on 78 points, six points clear of Brookfield."]
 TRAY = ["The catering tray holds two dozen eggs, and the family box holds ten."]
 FERRY = ["The crossing from Oban takes about four and a half hours in calm weather."]
 
+KILNS = [
+    "Kiln 1 fired 240 pots in May at an average of 1,220 °C.",
+    "Kiln 2 fired 180 pots in May, at 1,180 °C on average.",
+]
+BOOKINGS = ["Bookings for the autumn courses open on 2 June for members and 16 June for everyone."]
+
 WRONG: list[Case] = [
     ("What time is check-out at the Seaview Inn?", SEAVIEW, "3 pm", False),
     ("When can I check in at the Seaview Inn?", SEAVIEW, "From 11 am", False),
+    ("How many pots did Kiln 2 fire in May?", KILNS, "240 pots", False),
+]
+#: a value the passages give for the other end of what is asked: not contradicted
+OTHER_END: list[Case] = [
+    ("When do bookings for the autumn courses close?", BOOKINGS, "On 30 June", False),
 ]
 RIGHT: list[Case] = [
     ("What time is check-out at the Seaview Inn?", SEAVIEW, "11 am", True),
@@ -111,3 +136,8 @@ def test_the_other_ends_value_is_not_supported(backend: str) -> None:
 @pytest.mark.parametrize("backend", LOCAL_BACKENDS)
 def test_values_read_right_are_not_contradicted(backend: str) -> None:
     assert_right_and_wrong(backend, RIGHT)
+
+
+@pytest.mark.parametrize("backend", LOCAL_BACKENDS)
+def test_the_other_ends_value_is_no_conflict(backend: str) -> None:
+    assert_right_and_wrong(backend, OTHER_END, wrong="not_found")

@@ -37,7 +37,7 @@ from groundwatch.judges.values.quantities import (
     kinds_compatible,
     same_unit,
 )
-from groundwatch.judges.values.stated import COUNT_MARK, StatedValue, stated_values
+from groundwatch.judges.values.stated import COUNT_MARK, LABEL_MARK, StatedValue, stated_values
 
 __all__ = [
     "AlignedValue",
@@ -46,7 +46,10 @@ __all__ = [
     "agrees",
     "attribute_score",
     "comparable",
+    "ends_read",
+    "labelled_apart",
     "missing_case",
+    "opposed",
     "premise_case",
     "rarity",
     "worked_out",
@@ -115,6 +118,8 @@ def attribute_score(
     """How well two attributes match, 0..1: the weighted overlap, read from both sides. With
     ``rarity`` (word -> weight), words that tell the candidates apart count more than words
     all of them share ("saturday" more than "open" among a shop's opening times)."""
+    # a numbered name ("line@3") tells values apart, weighing nothing here (:mod:`.stated`)
+    claim, evidence = _unlabelled(claim), _unlabelled(evidence)
     if not claim or not evidence:
         return 0.0
     r = rarity or {}
@@ -127,7 +132,7 @@ def attribute_score(
 #: Words that name the two ends of one attribute, as stems (:func:`.text.words.content_words`
 #: reads "finish" as "end" and "begin" as "start").
 _ENDS = (
-    ("start", "end"), ("arriv", "depart"), ("arrival", "departur"),
+    ("open", "clos"), ("start", "end"), ("arriv", "depart"), ("arrival", "departur"),
     ("earliest", "latest"), ("first", "last"), ("minimum", "maximum"), ("min", "max"),
     ("lowest", "highest"), ("low", "high"), ("entry", "exit"), ("inbound", "outbound"),
     ("buy", "sell"), ("deposit", "withdrawal"), ("import", "export"), ("upload", "download"),
@@ -138,8 +143,7 @@ _OPPOSITE: dict[str, str] = dict(_ENDS) | {b: a for a, b in _ENDS}
 
 def opposed(claim: Mapping[str, float], evidence: Mapping[str, float]) -> bool:
     """The evidence value is stated for the other end of an attribute the claim's value is of
-    ("starts" for "ends", "minimum" for "maximum"), in its own clause and not for the claim's.
-    ("Open" is no end: "open from 05:00 to 22:30" states the closing time too.)"""
+    ("opens" for "closes", "minimum" for "maximum"), in its own clause and not for the claim's."""
     for word, weight in claim.items():
         other = _OPPOSITE.get(word)
         if other is None or weight < CLAUSE_WORD or claim.get(other, 0.0) >= weight:
@@ -150,18 +154,39 @@ def opposed(claim: Mapping[str, float], evidence: Mapping[str, float]) -> bool:
     return False
 
 
+def ends_read(value: StatedValue) -> Mapping[str, float]:
+    """``value``'s attribute, the end of an opening span read as a closing too ("open from
+    05:00 to 22:30" closes at 22:30)."""
+    opens = value.attribute.get("open", 0.0)
+    if value.end != "end" or opens <= value.attribute.get("clos", 0.0):
+        return value.attribute
+    return {**value.attribute, "clos": opens}
+
+
 def labelled_apart(claim: Mapping[str, float], evidence: Mapping[str, float]) -> bool:
-    """The claim's value is of one numbered thing ("Line 2"), the evidence value is stated, in
-    its own clause, for another of that name ("Line 1") and not for the claim's."""
+    """The claim's value is of one numbered thing ("Line 2"), the evidence value is stated in
+    a sentence about another of that name ("Line 1"), nearer to it than to the claim's."""
     for word, weight in claim.items():
-        name, at, _ = word.partition("@")
-        if not at or weight < CLAUSE_WORD or evidence.get(word, 0.0) >= CLAUSE_WORD:
+        name, at, _ = word.partition(LABEL_MARK)
+        if not at or weight < CLAUSE_WORD:
             continue
+        mine = evidence.get(word, 0.0)
         if any(
-            w.startswith(f"{name}@") and w != word and v >= CLAUSE_WORD for w, v in evidence.items()
+            w.startswith(f"{name}{LABEL_MARK}") and w != word and v >= _LABEL_NEAR and v > mine
+            for w, v in evidence.items()
         ):
             return True
     return False
+
+
+#: A label this near a value (its segment, or its clause) names what the value is of.
+_LABEL_NEAR = 0.5
+
+
+def _unlabelled(attribute: Mapping[str, float]) -> Mapping[str, float]:
+    if not any(LABEL_MARK in s for s in attribute):
+        return attribute
+    return {s: w for s, w in attribute.items() if LABEL_MARK not in s}
 
 
 def rarity(attributes: Sequence[Mapping[str, float]]) -> dict[str, float]:
@@ -387,19 +412,21 @@ def account_one(
     if not strict:
         elsewhen = any(_other_years(value, e) and agrees(value, e) for _, e in evidence)
         evidence = [(k, e) for k, e in evidence if not _other_years(value, e)]
-    # a value stated for the opposite end of the attribute ("starts March 3" for "ends") is
-    # neither the claim's nor its rival
-    evidence = [
-        (k, e)
-        for k, e in evidence
-        if not opposed(value.attribute, e.attribute)
-        and not labelled_apart(value.attribute, e.attribute)
-    ]
     exact = [i for i, (_, e) in enumerate(evidence) if exact_kind(value, e)]
     pool = exact or [i for i, (_, e) in enumerate(evidence) if comparable(value, e)]
+    r = rarity([evidence[i][1].attribute for i in pool])
+    # a value stated for the opposite end of the attribute ("opens March 3" for "closes") or
+    # for another numbered thing ("Line 1" for "Line 2") is neither the claim's nor its rival
+    # (still a candidate the words' rarity is read over)
+    apart = {
+        i
+        for i, (_, e) in enumerate(evidence)
+        if opposed(value.attribute, ends_read(e)) or labelled_apart(value.attribute, e.attribute)
+    }
+    exact = [i for i in exact if i not in apart]
+    pool = [i for i in pool if i not in apart]
     if not pool:
         return "unaccounted", None
-    r = rarity([evidence[i][1].attribute for i in pool])
 
     def scored_at(i: int) -> tuple[float, int, StatedValue]:
         k, e = evidence[i]
@@ -416,7 +443,7 @@ def account_one(
         agreeing += [
             scored_at(i)
             for i, (_, e) in enumerate(evidence)
-            if i not in inside and _same_count(value, e)
+            if i not in inside and i not in apart and _same_count(value, e)
         ]
     best_agree = max(agreeing, key=lambda t: t[0]) if agreeing else None
     slack = SENTENCE_AGREE_SLACK if strict else AGREE_SLACK
