@@ -108,16 +108,11 @@ KILNS = [
     "Kiln 1 fired 240 pots in May at an average of 1,220 °C.",
     "Kiln 2 fired 180 pots in May, at 1,180 °C on average.",
 ]
-BOOKINGS = ["Bookings for the autumn courses open on 2 June for members and 16 June for everyone."]
 
 WRONG: list[Case] = [
     ("What time is check-out at the Seaview Inn?", SEAVIEW, "3 pm", False),
     ("When can I check in at the Seaview Inn?", SEAVIEW, "From 11 am", False),
     ("How many pots did Kiln 2 fire in May?", KILNS, "240 pots", False),
-]
-#: a value the passages give for the other end of what is asked: not contradicted
-OTHER_END: list[Case] = [
-    ("When do bookings for the autumn courses close?", BOOKINGS, "On 30 June", False),
 ]
 RIGHT: list[Case] = [
     ("What time is check-out at the Seaview Inn?", SEAVIEW, "11 am", True),
@@ -136,8 +131,3 @@ def test_the_other_ends_value_is_not_supported(backend: str) -> None:
 @pytest.mark.parametrize("backend", LOCAL_BACKENDS)
 def test_values_read_right_are_not_contradicted(backend: str) -> None:
     assert_right_and_wrong(backend, RIGHT)
-
-
-@pytest.mark.parametrize("backend", LOCAL_BACKENDS)
-def test_the_other_ends_value_is_no_conflict(backend: str) -> None:
-    assert_right_and_wrong(backend, OTHER_END, wrong="not_found")

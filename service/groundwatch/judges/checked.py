@@ -24,7 +24,6 @@ A short answer ("6 am" to "When does the pool open on weekdays?") is read with i
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -60,9 +59,7 @@ from groundwatch.judges.values.alignment import (
     account_values,
     agrees,
     comparable,
-    ends_read,
     missing_case,
-    opposed,
     premise_case,
     worked_out,
 )
@@ -168,13 +165,6 @@ def _check_values(
         # "Is it open on Sundays? No" where a passage says it is closed on Sundays: no model
         # reading of "opens ... Monday to Saturday" contradicts it
         return replace(claim, verdict="supported", reason=None, conflict=None)
-    if claim.verdict == "contradicted" and claim.conflict is None:
-        # a backend's date conflict, its dates named by their parts only ("3/31/None"): the
-        # other end of what is asked is no conflict (the rest of the checks below, applied to
-        # it, cost the triage HR set a true contradiction)
-        ended = _other_end(claim, values, sentences, trace)
-        if ended is not None:
-            return ended
     if claim.verdict == "contradicted" and claim.conflict is not None:
         checked, settled = _check_conflict(claim, values, sentences, trace, question)
         if settled:
@@ -360,23 +350,6 @@ def _same_text(value: str, written: str) -> bool:
     return bool(a and b) and (a == b or a in b or b in a)
 
 
-_DATE_CONFLICT = re.compile(
-    r"date mismatch: (\d{1,2}/\d{1,2}/(?:\d{4}|None)) vs (\d{1,2}/\d{1,2}/(?:\d{4}|None))"
-)
-_DATE_WRITTEN = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4}|None)")
-
-
-def _written_as(v: StatedValue, written: str) -> bool:
-    """``v`` is the value a backend's conflict names: as written, or as its date ("3/31/None")."""
-    m = _DATE_WRITTEN.fullmatch(written.strip())
-    if m is None:
-        return _same_text(v.text, written)
-    if v.date is None:
-        return False
-    year = None if m.group(3) == "None" else int(m.group(3))
-    return v.date == (year, int(m.group(1)), int(m.group(2)))
-
-
 def _check_conflict(
     claim: ClaimJudgement,
     values: Sequence[StatedValue],
@@ -400,9 +373,9 @@ def _check_conflict(
     if conflict.claim is None or conflict.evidence is None:
         return claim, True
     said, stated = conflict.claim, conflict.evidence
-    mine = next((v for v in values if _written_as(v, said)), None)
+    mine = next((v for v in values if _same_text(v.text, said)), None)
     found = [v for _, s in sentences for v in stated_values(s)]
-    theirs = next((v for v in found if _written_as(v, stated)), None)
+    theirs = next((v for v in found if _same_text(v.text, stated)), None)
     if mine is None or theirs is None:
         return claim, True
     if _dated(mine) != _dated(theirs) and not comparable(mine, theirs):
@@ -412,9 +385,6 @@ def _check_conflict(
     if mine.relative != theirs.relative:
         # "80 points" against "four points ahead of Kelford City": a difference is no rival
         return as_not_found(claim, f"a difference, not a value: {mine.text} vs {theirs.text}"), True
-    ended = _at_other_end(claim, mine, theirs, sentences, trace)
-    if ended is not None:
-        return ended, True
     if worked_out(mine, found, claim.text):
         return as_not_found(claim, f"value worked out from the passages' values: {mine.text}"), True
     texts = [s for _, s in sentences]
@@ -435,42 +405,6 @@ def _check_conflict(
         claim,
         f"value per another period: {mine.text} a {mine.period} vs {theirs.text} a {theirs.period}",
     ), True
-
-
-def _other_end(
-    claim: ClaimJudgement,
-    values: Sequence[StatedValue],
-    sentences: Sequence[tuple[int, str]],
-    trace: RagTrace,
-) -> ClaimJudgement | None:
-    """A backend's date conflict against the other end of what the claim's date is of."""
-    dated = _DATE_CONFLICT.match(claim.reason or "")
-    if dated is None:
-        return None
-    mine = next((v for v in values if _written_as(v, dated[1])), None)
-    found = [v for _, s in sentences for v in stated_values(s)]
-    theirs = next((v for v in found if _written_as(v, dated[2])), None)
-    if mine is None or theirs is None:
-        return None
-    return _at_other_end(claim, mine, theirs, sentences, trace)
-
-
-def _at_other_end(
-    claim: ClaimJudgement,
-    mine: StatedValue,
-    theirs: StatedValue,
-    sentences: Sequence[tuple[int, str]],
-    trace: RagTrace,
-) -> ClaimJudgement | None:
-    """ "Closes March 31" against "opens March 3": the other end of what is asked, not found;
-    the claim's own end may still state another value ("finishes on 31 October" against
-    "ends on 19 December"). None when ``theirs`` is of the claim's end."""
-    if not opposed(mine.attribute, ends_read(theirs)):
-        return None
-    named = _named_rightly(claim, mine, theirs.text, sentences, trace)
-    if named is not claim and named.verdict == "contradicted":
-        return named
-    return as_not_found(claim, f"value of the other end: {mine.text} vs {theirs.text}")
 
 
 def _dated(v: StatedValue) -> bool:
