@@ -26,7 +26,7 @@ from groundwatch.judges.text.words import content_words
 from groundwatch.judges.values.frequency import frequency_spans
 from groundwatch.judges.values.quantities import Quantity, date_spans, parse_quantities
 from groundwatch.judges.values.spelled import fractions_as_digits, numbers_as_digits, spell_out
-from groundwatch.judges.values.units import NUMBER_WORDS, UNIT_PATTERN
+from groundwatch.judges.values.units import MONTHS, NUMBER_WORDS, UNIT_PATTERN
 
 __all__ = [
     "COUNT_MARK",
@@ -190,51 +190,10 @@ def _stems(token: str) -> tuple[str, ...]:
 _LABEL = re.compile(
     rf"\b([A-Z][a-z]{{2,}})\s+(\d{{1,3}})\b(?![.,:]\d|\s*(?:%|(?i:[ap]\.?m\b|{UNIT_PATTERN})(?:e?s)?\b))"
 )
-_NOT_LABELS = frozenset(
-    {
-        "jan",
-        "feb",
-        "mar",
-        "apr",
-        "may",
-        "jun",
-        "jul",
-        "aug",
-        "sep",
-        "sept",
-        "oct",
-        "nov",
-        "dec",
-        "january",
-        "february",
-        "march",
-        "april",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "under",
-        "over",
-        "from",
-        "until",
-        "after",
-        "before",
-        "since",
-        "between",
-        "about",
-        "around",
-    }
-)
+_NOT_LABELS = frozenset(MONTHS) | frozenset(
+    ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "under", "over",
+     "from", "until", "after", "before", "since", "between", "about", "around")
+)  # fmt: skip
 
 
 def labels(text: str) -> dict[int, str]:
