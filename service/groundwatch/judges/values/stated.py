@@ -198,13 +198,18 @@ _NOT_LABELS = frozenset(MONTHS) | frozenset(
 
 def labels(text: str) -> dict[int, str]:
     """Where each label's word starts in ``text`` -> the label as a stem ("line@3")."""
+    return dict(_labels(text))
+
+
+@lru_cache(maxsize=8192)
+def _labels(text: str) -> tuple[tuple[int, str], ...]:
     out: dict[int, str] = {}
     for m in _LABEL.finditer(text):
         word = m.group(1).lower()
         stems = content_words(word)
         if word not in _NOT_LABELS and word.removesuffix("s") not in _NOT_LABELS and stems:
             out[m.start()] = f"{stems[0]}{LABEL_MARK}{m.group(2)}"
-    return out
+    return tuple(out.items())
 
 
 #: A verb and its particle written as one noun ("check-in", "check-out", "sign-up", "drop-off"; with
