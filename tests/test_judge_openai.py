@@ -488,6 +488,6 @@ def test_factory_builds_openai(server: FakeChatServer) -> None:
     assert isinstance(judge, ValueCheckedJudge)  # every backend's values are checked
     assert isinstance(judge.inner, OpenAIJudge)
     assert judge.backend == "openai"
-    assert judge.version == "openai/m1/p1/rel0.6/vc12"
+    assert judge.version == "openai/m1/p1/rel0.6/vc13"
     with pytest.raises(ValueError, match="OPENAI_BASE_URL"):
         build_judge(JudgeSettings(backend="openai"))

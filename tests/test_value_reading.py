@@ -87,12 +87,28 @@ KILNS = [
     "Kiln 2 fired 180 pots in May, at 1,180 °C on average.",
 ]
 
+BRIDGE = [
+    "The Harlow Bridge opened to traffic on 4 May 1931; it was closed for repairs on 9 June 1987."
+]
+
+WINGS = [
+    "The museum's east wing and west wing both opened in 1998: the east wing on 2 May and the "
+    "west wing on 19 October."
+]
+
 WRONG: list[Case] = [
     ("What time is check-out at the Seaview Inn?", SEAVIEW, "3 pm", False),
     ("When can I check in at the Seaview Inn?", SEAVIEW, "From 11 am", False),
     ("How many pots did Kiln 2 fire in May?", KILNS, "240 pots", False),
+    (
+        "When was the Harlow Bridge closed for repairs?",
+        BRIDGE,
+        "It was closed on 4 May 1931.",
+        False,
+    ),
 ]
 RIGHT: list[Case] = [
+    ("When did the west wing open?", WINGS, "19 October 1998", True),
     ("What time is check-out at the Seaview Inn?", SEAVIEW, "11 am", True),
     ("How many eggs come in the catering tray?", TRAY, "24 eggs", True),
     ("How long does the ferry crossing take?", FERRY, "About 4.5 hours", True),
@@ -109,3 +125,24 @@ def test_another_cases_value_is_not_supported(backend: str) -> None:
 @pytest.mark.parametrize("backend", LOCAL_BACKENDS)
 def test_values_read_right_are_not_contradicted(backend: str) -> None:
     assert_right_and_wrong(backend, RIGHT)
+
+
+# Session 56: written before the judge was run on them.
+
+
+def test_a_pronoun_subject_reads_the_previous_segments_words() -> None:
+    said_of = "The Harlow Bridge opened on 4 May 1931; it was closed for repairs on 9 June 1987."
+    other = (
+        "The Harlow Bridge opened on 4 May 1931; the road was closed for repairs on 9 June 1987."
+    )
+    _, closed = stated_values(said_of)
+    _, road = stated_values(other)
+    assert closed.attribute["bridg"] > road.attribute["bridg"]
+
+
+def test_two_values_listed_with_and_share_their_words() -> None:
+    twenty, forty = stated_values("On weekends the fares are £20 and £40.")
+    assert dict(twenty.attribute) == dict(forty.attribute)
+    # the two ends of "between ... and ..." are no list
+    low, high = stated_values("It is kept between 17 % and 19 % of revenue.")
+    assert (low.text, high.text) == ("17 %", "19 %")

@@ -34,7 +34,7 @@ from groundwatch.contract.trace import RagTrace
 from groundwatch.judges.base import ClaimJudgement
 from groundwatch.judges.text.grammar import LIGHT_WORDS
 from groundwatch.judges.text.words import as_written, content_words
-from groundwatch.judges.values.alignment import agrees
+from groundwatch.judges.values.alignment import agrees, exact_kind
 from groundwatch.judges.values.bands import claim_age, other_band, uncovered_age
 from groundwatch.judges.values.contrast import other_case
 from groundwatch.judges.values.entities import entity_spans
@@ -450,7 +450,9 @@ def check_asked_case(
 
 def _named_by_value(question: str, sentence: str, agreed: str, stated: str) -> bool:
     """A value of ``question`` is stated in the clause of ``agreed`` and not in the clause of
-    ``stated`` (the clauses of :func:`.values.parallel.clauses`)."""
+    ``stated`` (the clauses of :func:`.values.parallel.clauses`); or the clause of ``stated``
+    names another case of a question value's kind and the clause of ``agreed`` none ("How much
+    is the 256 GB model?": "$699 for the 128 GB version" is not the case its word "GB" asks)."""
     given = stated_values(question)
     parts = clauses(sentence)
     own = next((c for c in parts if agreed in c), "")
@@ -461,4 +463,11 @@ def _named_by_value(question: str, sentence: str, agreed: str, stated: str) -> b
     def says(clause: str) -> bool:
         return any(agrees(g, e) for g in given for e in stated_values(clause))
 
-    return says(own) and not says(other)
+    def denies(clause: str) -> bool:
+        return any(
+            exact_kind(g, e) and not agrees(g, e) for g in given for e in stated_values(clause)
+        )
+
+    return (says(own) and not says(other)) or (
+        denies(other) and not says(other) and not denies(own)
+    )

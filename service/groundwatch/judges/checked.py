@@ -68,7 +68,7 @@ from groundwatch.judges.values.contrast import (
     own_case,
 )
 from groundwatch.judges.values.direction import direction, opposite_directions
-from groundwatch.judges.values.paired import stated_together
+from groundwatch.judges.values.paired import stated_for_other_case, stated_together
 from groundwatch.judges.values.stated import (
     StatedValue,
     case_periods,
@@ -82,7 +82,7 @@ from groundwatch.judges.yes_no import check_yes_no, said_closed
 
 __all__ = ["VALUES_VERSION", "ValueCheckedJudge", "check_claim", "check_judgement"]
 
-VALUES_VERSION = "vc12"
+VALUES_VERSION = "vc13"
 
 #: An answer of at most this many words is a short answer: its values are read with the question.
 _SHORT_WORDS = 10
@@ -267,7 +267,8 @@ def _check_values(
         where = "stated for another attribute" if stated else "not in the passages"
         return as_not_found(claim, f"value {where}: {missing}")
     if claim.verdict == "supported":
-        held_back = _held_for_other_case(claim, values, sentences)
+        asked = stated_values(question) if terse and question else ()
+        held_back = _held_for_other_case(claim, values, sentences, asked)
         if held_back is not None:
             return held_back
     if claim.verdict == "supported" and not terse:
@@ -328,13 +329,26 @@ def _turned(
 
 
 def _held_for_other_case(
-    claim: ClaimJudgement, values: Sequence[StatedValue], sentences: Sequence[tuple[int, str]]
+    claim: ClaimJudgement,
+    values: Sequence[StatedValue],
+    sentences: Sequence[tuple[int, str]],
+    asked: Sequence[StatedValue] = (),
 ) -> ClaimJudgement | None:
     """``claim`` held back (not found) when one of its values is stated for a neighbouring
-    case only, and the claim's words name that case (:mod:`.values.contrast`)."""
+    case only, and the claim's words name that case (:mod:`.values.contrast`), or its
+    question's values (a short answer's, ``asked``) name a case the value is not stated for
+    (:func:`.values.paired.stated_for_other_case`)."""
+    texts = [s for _, s in sentences]
     for v in values:
         rest = [o for o in values if o is not v]
-        hit = other_case(v, [s for _, s in sentences], rest)
+        beside = stated_for_other_case(v, asked, texts, named=rest)
+        if beside is not None:
+            return as_not_found(
+                claim,
+                f"value stated for another case: {beside.said} for {beside.other}, "
+                f"not {beside.case}",
+            )
+        hit = other_case(v, texts, rest)
         if hit is not None:
             own = f" for {', '.join(hit.own)}" if hit.own else ""
             return as_not_found(

@@ -258,6 +258,33 @@ def _year_of_date(c: StatedValue, e: StatedValue) -> bool:
     return False
 
 
+def _full_day(v: StatedValue) -> bool:
+    return v.date is not None and v.date[2] is not None
+
+
+def _day_stated_otherwise(
+    value: StatedValue,
+    best_agree: tuple[float, int, StatedValue] | None,
+    scored: Sequence[tuple[float, int, StatedValue]],
+) -> tuple[float, int, StatedValue] | None:
+    """A day and month of ``value``'s, agreed only by a bare year, while a candidate that states
+    a day and month (of that year, or none) for the attribute, aligned at least as well,
+    differs: that candidate; else None."""
+    if best_agree is None or best_agree[2].kind != "year" or not _full_day(value):
+        return None
+    assert value.date is not None
+    days = [
+        t
+        for t in scored
+        if _full_day(t[2])
+        and t[2].date is not None
+        and t[2].date[0] in (None, value.date[0])
+        and not agrees(value, t[2])
+        and t[0] >= min(best_agree[0], DISPUTE_SCORE)
+    ]
+    return max(days, key=lambda t: t[0]) if days else None
+
+
 def _other_years(c: StatedValue, e: StatedValue) -> bool:
     """Both values are qualified by years, and by none in common."""
     return bool(c.years and e.years and not c.years & e.years)
@@ -407,6 +434,11 @@ def account_one(
             if i not in inside and i not in apart and _same_count(value, e)
         ]
     best_agree = max(agreeing, key=lambda t: t[0]) if agreeing else None
+    day = _day_stated_otherwise(value, best_agree, scored)
+    if day is not None:
+        # "20 August 1977" agrees with "both launched in 1977" on the year only, while the
+        # passages give the day for the attribute ("Voyager 1 on 5 September"): not agreed
+        return "disputed", AlignedValue(value, day[2], day[1], day[0])
     slack = SENTENCE_AGREE_SLACK if strict else AGREE_SLACK
     if best_agree is not None and best_agree[0] >= best[0] - slack:
         return "agreed", AlignedValue(value, best_agree[2], best_agree[1], best_agree[0])

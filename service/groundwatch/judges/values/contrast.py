@@ -175,6 +175,8 @@ def _other_case(
         and (exact_kind(value, e) or not exact)
         and not (e.quantity is not None and e.quantity.bound)
         and not (value.period and aligned.period == value.period != e.period)
+        # the year of the claim's own date ("19 October 1998": "... both opened in 1998")
+        and not (e.kind == "year" and value.date is not None and value.date[0] == e.year)
     ]
     if not rivals:
         return None

@@ -28,7 +28,14 @@ from groundwatch.judges.values.alignment import agrees, exact_kind
 from groundwatch.judges.values.parallel import clauses
 from groundwatch.judges.values.stated import StatedValue, normalised, stated_values
 
-__all__ = ["CrossedPair", "case_confirmed", "crossed_pair", "stated_together"]
+__all__ = [
+    "CrossedPair",
+    "OtherCase",
+    "case_confirmed",
+    "crossed_pair",
+    "stated_for_other_case",
+    "stated_together",
+]
 
 
 @dataclass(frozen=True)
@@ -139,6 +146,68 @@ def crossed_pair(
                         value.text, rivals[0].text, _written(case), _written(others[0]), k
                     )
     return None
+
+
+@dataclass(frozen=True)
+class OtherCase:
+    """The claim's value (``said``), stated in the passages only beside ``other``, a case of
+    the kind of the claim's ``case`` that is not it (first in evidence ``sentence``)."""
+
+    said: str
+    case: str
+    other: str
+    sentence: int
+
+
+def stated_for_other_case(
+    value: StatedValue,
+    asked: Sequence[StatedValue],
+    evidence: Sequence[str],
+    named: Sequence[StatedValue] = (),
+) -> OtherCase | None:
+    """A short answer's ``value`` stated in the passages only in pieces that name another case
+    of the kind of a value its question names (``asked``): "€399 for the 256 GB model" asked
+    about the 512 GB one, "2.9 m at 400 mm centres" asked at 600 mm centres. The value is the
+    other case's, not confirmed for the asked one, even where no piece states the asked case
+    with a rival value (:func:`crossed_pair` contradicts where one does). None where a piece
+    states the value without a case of that kind, beside the asked one, or beside one that the
+    claim's other values (``named``) name. (A sentence's own values as its cases, "The 256 GB
+    model costs €399", cost held-out 1 and 2 a true claim each: Session 56.)"""
+    if _pointless(value):
+        return None
+    every = [*asked, *named]
+    for case in asked:
+        if _pointless(case):
+            continue
+        other = _only_beside_other(value, case, every, evidence)
+        if other is not None:
+            return OtherCase(value.text, _written(case), _written(other[0]), other[1])
+    return None
+
+
+def _only_beside_other(
+    value: StatedValue, case: StatedValue, cases: Sequence[StatedValue], evidence: Sequence[str]
+) -> tuple[StatedValue, int] | None:
+    """The other case of ``case``'s kind named in the first piece stating ``value``, when every
+    piece stating it names one and none that ``cases`` name; else None."""
+    other: tuple[StatedValue, int] | None = None
+    for k, sentence in enumerate(evidence):
+        for piece in _pieces(sentence):
+            mine = next((e for e in piece if agrees(value, e)), None)
+            if mine is None:
+                continue
+            named = [e for e in _cases_in(case, piece) if not agrees(value, e)]
+            # the nearest first: it names what the value is of
+            named.sort(key=lambda e: abs(e.span[0] - mine.span[0]))
+            if any(_is_case(case, e) for e in named):
+                return None  # stated beside the claim's case
+            # (a case another of the claim's values names is no other case: "8 tablets in
+            # 24 hours" for a claim with "every 4 hours" and "in 24 hours")
+            unnamed = [e for e in named if not any(_is_case(c, e) for c in cases)]
+            if not unnamed:
+                return None  # stated without another case of the kind
+            other = other or (unnamed[0], k)
+    return other
 
 
 def _bound(v: StatedValue) -> bool:

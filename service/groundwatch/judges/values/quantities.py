@@ -49,9 +49,12 @@ __all__ = [
 
 _NOT_MOD = "per|the|and|for|than|more|less|each|every|from|into|over|under|with|out|off"
 _QUANTITY = re.compile(
-    rf"(?<![\w.])(?<![A-Za-z]-)(?P<cur>US\$|[$€£¥₹]|(?:USD|EUR|GBP|INR|CAD|AUD|CHF)\s?)?"
+    # "and" joins a range's ends only after "between" ("between 10 and 25 °C"; "4.2% on
+    # balances up to £10,000 and 2.5% on ..." is two values)
+    rf"(?<![\w.])(?<![A-Za-z]-)(?P<btw>(?<=between\s))?"
+    rf"(?P<cur>US\$|[$€£¥₹]|(?:USD|EUR|GBP|INR|CAD|AUD|CHF)\s?)?"
     rf"(?P<a>{NUMBER_PATTERN})"
-    rf"(?:\s?(?:-|–|—|to|and)\s?(?:US\$|[$€£¥₹])?(?P<b>{NUMBER_PATTERN}))?"
+    rf"(?:\s?(?:-|–|—|to|(?(btw)and|(?!)))\s?(?:US\$|[$€£¥₹])?(?P<b>{NUMBER_PATTERN}))?"
     rf"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn|k|m|b)\b)?"
     # "15 vacation days", "10 calendar days": one modifier word between value and unit.
     rf"(?:\s(?!(?:{_NOT_MOD})\b)(?P<mod>[a-z]{{3,}})(?![a-z])(?=[\s-]?(?:{UNIT_PATTERN})(?:e?s)?(?![a-z])))?"
@@ -60,26 +63,11 @@ _QUANTITY = re.compile(
     rf"(?:\s(?P<noun>[a-z][a-z\-]{{2,}}))?",
     re.I,
 )
-_ORDINALS = {
-    w: i
-    for i, w in enumerate(
-        [
-            "first",
-            "second",
-            "third",
-            "fourth",
-            "fifth",
-            "sixth",
-            "seventh",
-            "eighth",
-            "ninth",
-            "tenth",
-            "eleventh",
-            "twelfth",
-        ],
-        1,
-    )
-}
+# fmt: off
+_ORDINAL_WORDS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+                  "ninth", "tenth", "eleventh", "twelfth")
+# fmt: on
+_ORDINALS = {w: i for i, w in enumerate(_ORDINAL_WORDS, 1)}
 _ORDINAL = re.compile(
     rf"\b({'|'.join(_ORDINALS)}|\d+(?:st|nd|rd|th))\b(?:[\s-]+(?P<noun>[A-Za-z][a-z]{{2,}}))?", re.I
 )

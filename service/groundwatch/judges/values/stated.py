@@ -120,6 +120,9 @@ def attribute_at(text: str, start: int, end: int) -> dict[str, float]:
     before = [m for m in words if m.end() <= start]
     after = [m for m in words if m.start() >= end]
     numbered = labels(text)
+    # a segment whose subject is a pronoun ("...; it was recorded on 11 February") is said
+    # of the previous segment's subject: that segment's words weigh as its own segment's
+    said_of = _antecedent(text, seg)
     for side in (list(reversed(before)), after):
         distance = 0
         for m in side:
@@ -131,7 +134,7 @@ def attribute_at(text: str, start: int, end: int) -> dict[str, float]:
             if clause[0] <= m.start() < clause[1]:
                 weight = _CLAUSE_WEIGHT / (1.0 + _DECAY * distance)
                 distance += 1
-            elif seg[0] <= m.start() < seg[1]:
+            elif seg[0] <= m.start() < seg[1] or said_of[0] <= m.start() < said_of[1]:
                 weight = _SEGMENT_WEIGHT
             else:
                 weight = _SENTENCE_WEIGHT
@@ -144,6 +147,22 @@ def attribute_at(text: str, start: int, end: int) -> dict[str, float]:
                 near = max(out.get(s, 0.0) for s in content_words(m.group(1)) or ("",))
                 out[word] = max(out.get(word, 0.0), near)
     return out
+
+
+#: A segment opening with a pronoun subject: said of the previous segment's subject.
+_PRONOUN_SUBJECT = re.compile(
+    r"\s*(?:it|they|he|she)\s+(?!is\s+(?:not\s+)?(?:possible|likely))", re.I
+)
+
+
+def _antecedent(text: str, seg: tuple[int, int]) -> tuple[int, int]:
+    """The span of the segment before ``seg`` when ``seg`` opens with a pronoun subject;
+    else an empty span."""
+    if seg[0] == 0 or not _PRONOUN_SUBJECT.match(text, seg[0]):
+        return (0, 0)
+    before = seg[0] - 1
+    lo = max((m.end() for m in _SEGMENT_BREAK.finditer(text, 0, before)), default=0)
+    return lo, before
 
 
 def clause_bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -355,15 +374,17 @@ def stated_values(sentence: str) -> tuple[StatedValue, ...]:
     return tuple(_with_years(text, _joined(text, out, spans), spans))
 
 
-#: Between two alternatives written side by side ("128 GB or 256 GB").
-_OR = re.compile(r"\s*or\s*", re.I)
+#: Between two alternatives written side by side ("128 GB or 256 GB"), or two values of a list
+#: ("the prices are $25 and $59": without "between" no range, :mod:`.quantities`).
+_OR = re.compile(r"\s*(?:or|and)\s*", re.I)
 
 
 def _joined(
     text: str, values: list[StatedValue], spans: list[tuple[int, int]]
 ) -> list[StatedValue]:
-    """The values, two alternatives written side by side ("128 GB or 256 GB") with one
-    attribute, the two merged: neither is more the value of what their clause says. Dates are
+    """The values, two alternatives written side by side ("128 GB or 256 GB", "$25 and $59")
+    with one attribute, the two merged: neither is more the value of what their clause says
+    (not the two ends of "between 17 % and 19 %"). Dates are
     left alone. The two ends of a span ("open 8 am to 6 pm", "17 January 1892 – 15 February
     1930") keep their own: they are two times or events (merged, or the second end read as the
     closing time, a true "The café shuts at 4 pm" was contradicted by the centre's 4:30 pm
@@ -374,7 +395,8 @@ def _joined(
         a, b = out[i], out[j]
         if a.kind != b.kind or a.kind in ("date", "year"):
             continue
-        if _OR.fullmatch(text[spans[i][1] : spans[j][0]]):
+        between = text[: spans[i][0]].rstrip().lower().endswith("between")
+        if _OR.fullmatch(text[spans[i][1] : spans[j][0]]) and not between:
             merged = dict(a.attribute)
             for w, weight in b.attribute.items():
                 merged[w] = max(merged.get(w, 0.0), weight)
