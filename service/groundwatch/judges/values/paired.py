@@ -29,8 +29,8 @@ from groundwatch.judges.values.parallel import clauses
 from groundwatch.judges.values.stated import StatedValue, normalised, stated_values
 
 __all__ = [
+    "CaseElsewhere",
     "CrossedPair",
-    "OtherCase",
     "case_confirmed",
     "crossed_pair",
     "stated_for_other_case",
@@ -149,7 +149,7 @@ def crossed_pair(
 
 
 @dataclass(frozen=True)
-class OtherCase:
+class CaseElsewhere:
     """The claim's value (``said``), stated in the passages only beside ``other``, a case of
     the kind of the claim's ``case`` that is not it (first in evidence ``sentence``)."""
 
@@ -164,7 +164,7 @@ def stated_for_other_case(
     asked: Sequence[StatedValue],
     evidence: Sequence[str],
     named: Sequence[StatedValue] = (),
-) -> OtherCase | None:
+) -> CaseElsewhere | None:
     """A short answer's ``value`` stated in the passages only in pieces that name another case
     of the kind of a value its question names (``asked``): "€399 for the 256 GB model" asked
     about the 512 GB one, "2.9 m at 400 mm centres" asked at 600 mm centres. The value is the
@@ -181,7 +181,7 @@ def stated_for_other_case(
             continue
         other = _only_beside_other(value, case, every, evidence)
         if other is not None:
-            return OtherCase(value.text, _written(case), _written(other[0]), other[1])
+            return CaseElsewhere(value.text, _written(case), _written(other[0]), other[1])
     return None
 
 
